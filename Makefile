@@ -1,0 +1,57 @@
+# Two entry points: `make demo` and `make check`. Both build .venv from scratch
+# when it is missing, so a fresh clone needs nothing but Python 3.11 and make.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+# Examples run offline in checks, whatever keys the shell has.
+OFFLINE := env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY
+
+.PHONY: demo check lint typecheck test docs examples bench bench-quick clean
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.demo-installed: $(BIN)/activate pyproject.toml
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.dev-installed: $(BIN)/activate pyproject.toml
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.demo-installed
+
+demo: $(VENV)/.demo-installed
+	$(PY) examples/quickstart.py
+
+check: lint typecheck test docs examples bench-quick
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(VENV)/.dev-installed
+	$(BIN)/mypy
+	$(BIN)/basedpyright
+
+test: $(VENV)/.dev-installed
+	$(BIN)/pytest --cov --cov-branch --cov-report=term:skip-covered --cov-fail-under=85
+	$(BIN)/coverage report --include='agentcore/*' --fail-under=90
+
+docs: $(VENV)/.dev-installed
+	$(BIN)/mkdocs build --strict --quiet --site-dir site
+
+examples: $(VENV)/.dev-installed
+	@set -e; for script in examples/*.py; do \
+		echo "== $$script"; $(OFFLINE) $(PY) $$script > /dev/null; \
+	done; echo "all examples ran"
+
+bench: $(VENV)/.dev-installed
+	$(PY) -m benchmarks
+
+bench-quick: $(VENV)/.dev-installed
+	$(PY) -m benchmarks --quick
+
+clean:
+	rm -rf $(VENV) site .coverage .mypy_cache .ruff_cache

@@ -1,0 +1,141 @@
+"""agentcore: a protocol-first framework for LLM agents.
+
+The public surface is listed once, here. Modules with a leading underscore are
+private; import from ``agentcore`` (or the documented public submodules
+``agentcore.protocols``, ``agentcore.errors``, ``agentcore.security``,
+``agentcore.serialization`` and ``agentcore.testing``).
+"""
+
+from agentcore._contents import (
+    Annotation,
+    Content,
+    DataContent,
+    ErrorContent,
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    HostedToolCallContent,
+    HostedToolResultContent,
+    ReasoningContent,
+    TextContent,
+    UriContent,
+    UsageContent,
+)
+from agentcore._embeddings import Embedding, EmbeddingGenerationOptions, GeneratedEmbeddings
+from agentcore._feature_stage import (
+    ExperimentalFeature,
+    ExperimentalWarning,
+    FeatureStageWarning,
+    ReleaseCandidateFeature,
+    ReleaseCandidateWarning,
+    experimental,
+    release_candidate,
+)
+from agentcore._hosted_tools import (
+    CodeInterpreterTool,
+    FileSearchTool,
+    HostedTool,
+    ImageGenerationTool,
+    MCPTool,
+    ShellTool,
+    WebSearchTool,
+)
+from agentcore._messages import Message, Role
+from agentcore._options import ChatOptions, RequiredToolChoice, ToolChoice
+from agentcore._responses import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatResponse,
+    ChatResponseUpdate,
+    CustomEvent,
+    FinishReason,
+)
+from agentcore._run import RunContext, RunLocals
+from agentcore._sessions import AgentSession
+from agentcore._stream import ResponseStream, StreamConsumedError
+from agentcore._usage import Usage
+from agentcore.protocols import (
+    ContextProvider,
+    HistoryStore,
+    SupportsAgentRun,
+    SupportsCodeInterpreterTool,
+    SupportsCountTokens,
+    SupportsFileSearchTool,
+    SupportsGetEmbeddings,
+    SupportsGetResponse,
+    SupportsImageGenerationTool,
+    SupportsMCPTool,
+    SupportsShellTool,
+    SupportsWebSearchTool,
+)
+from agentcore.security import ConfidentialityLabel, ContentLabel, IntegrityLabel
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgentResponse",
+    "AgentResponseUpdate",
+    "AgentSession",
+    "Annotation",
+    "ChatOptions",
+    "ChatResponse",
+    "ChatResponseUpdate",
+    "CodeInterpreterTool",
+    "ConfidentialityLabel",
+    "Content",
+    "ContentLabel",
+    "ContextProvider",
+    "CustomEvent",
+    "DataContent",
+    "Embedding",
+    "EmbeddingGenerationOptions",
+    "ErrorContent",
+    "ExperimentalFeature",
+    "ExperimentalWarning",
+    "FeatureStageWarning",
+    "FileSearchTool",
+    "FinishReason",
+    "FunctionApprovalRequestContent",
+    "FunctionApprovalResponseContent",
+    "FunctionCallContent",
+    "FunctionResultContent",
+    "GeneratedEmbeddings",
+    "HistoryStore",
+    "HostedTool",
+    "HostedToolCallContent",
+    "HostedToolResultContent",
+    "ImageGenerationTool",
+    "IntegrityLabel",
+    "MCPTool",
+    "Message",
+    "ReasoningContent",
+    "ReleaseCandidateFeature",
+    "ReleaseCandidateWarning",
+    "RequiredToolChoice",
+    "ResponseStream",
+    "Role",
+    "RunContext",
+    "RunLocals",
+    "ShellTool",
+    "StreamConsumedError",
+    "SupportsAgentRun",
+    "SupportsCodeInterpreterTool",
+    "SupportsCountTokens",
+    "SupportsFileSearchTool",
+    "SupportsGetEmbeddings",
+    "SupportsGetResponse",
+    "SupportsImageGenerationTool",
+    "SupportsMCPTool",
+    "SupportsShellTool",
+    "SupportsWebSearchTool",
+    "TextContent",
+    "ToolChoice",
+    "UriContent",
+    "Usage",
+    "UsageContent",
+    "WebSearchTool",
+    "__version__",
+    "experimental",
+    "release_candidate",
+]

@@ -1,0 +1,68 @@
+"""Chat messages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Union, get_args
+
+import attrs
+from typing_extensions import TypeAlias
+
+from agentcore._contents import CONTENT_TYPES, Content, TextContent
+
+__all__ = ["Message", "Role"]
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+_ROLES: frozenset[str] = frozenset(get_args(Role))
+
+
+def _to_contents(value: str | Content | Sequence[Union[Content, str]]) -> tuple[Content, ...]:
+    if isinstance(value, str):
+        return (TextContent(value),)
+    if not isinstance(value, Sequence):
+        if isinstance(value, CONTENT_TYPES):
+            return (value,)
+        raise TypeError(
+            "Message contents must be a str, a content object, or a sequence of those, "
+            f"got {type(value).__name__}"
+        )
+    out: list[Content] = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(TextContent(item))
+        elif isinstance(item, CONTENT_TYPES):
+            out.append(item)
+        else:
+            raise TypeError(
+                "Message contents must be content objects (TextContent, DataContent, ...) "
+                f"or str, got {type(item).__name__}"
+            )
+    return tuple(out)
+
+
+def _check_role(_instance: object, _attribute: object, value: str) -> None:
+    if value not in _ROLES:
+        raise ValueError(
+            f"Message role must be one of {sorted(_ROLES)}, got {value!r}"
+        )
+
+
+@attrs.frozen
+class Message:
+    """One message of a conversation: a role and an ordered tuple of contents.
+
+    ``contents`` accepts content objects, plain strings (made into
+    :class:`TextContent`), or a mix.
+    """
+
+    role: Role = attrs.field(validator=_check_role)
+    contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
+    author_name: str | None = None
+    message_id: str | None = None
+    additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
+
+    @property
+    def text(self) -> str:
+        """The text contents joined together (``""`` when there are none)."""
+        parts = [c.text for c in self.contents if isinstance(c, TextContent)]
+        return parts[0] if len(parts) == 1 else "".join(parts)

@@ -1,0 +1,404 @@
+"""Responses, streamed updates, and the fold that turns updates into a response."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, Union
+
+import attrs
+from typing_extensions import Generic, TypeAlias, TypeVar
+
+from agentcore._contents import (
+    Content,
+    FunctionApprovalRequestContent,
+    FunctionCallContent,
+    ReasoningContent,
+    TextContent,
+    UsageContent,
+)
+from agentcore._messages import Message, Role
+from agentcore._usage import Usage
+
+__all__ = [
+    "AgentResponse",
+    "AgentResponseUpdate",
+    "ChatResponse",
+    "ChatResponseUpdate",
+    "CustomEvent",
+    "FinishReason",
+]
+
+ValueT = TypeVar("ValueT", default=None)
+
+FinishReason: TypeAlias = Literal["stop", "length", "tool_calls", "content_filter", "error"]
+"""Why the model stopped."""
+
+
+def _to_messages(value: Message | Sequence[Message]) -> tuple[Message, ...]:
+    if isinstance(value, Message):
+        return (value,)
+    return tuple(value)
+
+
+def _to_contents(value: Content | Sequence[Content]) -> tuple[Content, ...]:
+    if isinstance(value, Sequence):
+        return tuple(value)
+    return (value,)
+
+
+def _to_events(value: Iterable[CustomEvent]) -> tuple[CustomEvent, ...]:
+    return tuple(value)
+
+
+def _joined_text(messages: Iterable[Message]) -> str:
+    return "".join(m.text for m in messages)
+
+
+@attrs.frozen
+class CustomEvent:
+    """An event a middleware or tool emitted during a run (``context.run.emit``)."""
+
+    name: str
+    data: Any = None
+    source: str | None = None
+
+
+@attrs.frozen
+class ChatResponse(Generic[ValueT]):
+    """The answer of one chat request (or of a whole tool loop).
+
+    ``value`` holds the parsed structured output when ``response_format`` was a
+    type; it is ``None`` otherwise.
+    """
+
+    messages: tuple[Message, ...] = attrs.field(default=(), converter=_to_messages)
+    response_id: str | None = None
+    conversation_id: str | None = None
+    model: str | None = None
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+    created_at: str | None = None
+    value: ValueT = attrs.field(default=None)
+    additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
+
+    @property
+    def text(self) -> str:
+        """The text of every message, concatenated."""
+        return _joined_text(self.messages)
+
+    @classmethod
+    def from_updates(cls, updates: Iterable[ChatResponseUpdate]) -> ChatResponse[None]:
+        """Fold streamed updates into the response a non-streamed call would give."""
+        fold = _Fold()
+        for update in updates:
+            fold.add(update)
+        return ChatResponse(
+            messages=fold.messages(),
+            response_id=fold.response_id,
+            conversation_id=fold.conversation_id,
+            model=fold.model,
+            finish_reason=fold.finish_reason,
+            usage=fold.usage,
+            created_at=fold.created_at,
+            additional_properties=fold.additional_properties,
+        )
+
+
+@attrs.frozen
+class ChatResponseUpdate:
+    """One streamed piece of a chat response.
+
+    Updates of one message share ``message_id`` (or, without ids, a role); a new
+    id or role starts a new message in the fold.
+    """
+
+    contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
+    role: Role | None = None
+    author_name: str | None = None
+    response_id: str | None = None
+    message_id: str | None = None
+    conversation_id: str | None = None
+    model: str | None = None
+    finish_reason: FinishReason | None = None
+    created_at: str | None = None
+    additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
+
+    @property
+    def text(self) -> str:
+        """The text contents of this update."""
+        return "".join(c.text for c in self.contents if isinstance(c, TextContent))
+
+
+@attrs.frozen
+class AgentResponse(Generic[ValueT]):
+    """The result of an agent run.
+
+    ``messages`` holds what the run produced (not its input). ``value`` is the
+    structured output when ``response_format`` was a type. ``events`` are the
+    custom events emitted during the run.
+    """
+
+    messages: tuple[Message, ...] = attrs.field(default=(), converter=_to_messages)
+    response_id: str | None = None
+    agent_name: str | None = None
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+    created_at: str | None = None
+    value: ValueT = attrs.field(default=None)
+    events: tuple[CustomEvent, ...] = attrs.field(default=(), converter=_to_events)
+    additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
+
+    @property
+    def text(self) -> str:
+        """The text of every message, concatenated."""
+        return _joined_text(self.messages)
+
+    @property
+    def approval_requests(self) -> tuple[FunctionApprovalRequestContent, ...]:
+        """Calls waiting for the caller's approval before the run can go on."""
+        return tuple(
+            c
+            for m in self.messages
+            for c in m.contents
+            if isinstance(c, FunctionApprovalRequestContent)
+        )
+
+    @classmethod
+    def from_updates(cls, updates: Iterable[AgentResponseUpdate]) -> AgentResponse[None]:
+        """Fold streamed agent updates into the response a non-streamed run gives."""
+        fold = _Fold()
+        events: list[CustomEvent] = []
+        agent_name: str | None = None
+        for update in updates:
+            if update.event is not None:
+                events.append(update.event)
+            if update.agent_name is not None:
+                agent_name = update.agent_name
+            fold.add(update)
+        return AgentResponse(
+            messages=fold.messages(),
+            response_id=fold.response_id,
+            agent_name=agent_name,
+            finish_reason=fold.finish_reason,
+            usage=fold.usage,
+            created_at=fold.created_at,
+            events=tuple(events),
+            additional_properties=fold.additional_properties,
+        )
+
+
+@attrs.frozen
+class AgentResponseUpdate:
+    """One streamed piece of an agent run: model output, tool calls and results,
+    or a custom ``event``."""
+
+    contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
+    role: Role | None = None
+    author_name: str | None = None
+    agent_name: str | None = None
+    response_id: str | None = None
+    message_id: str | None = None
+    finish_reason: FinishReason | None = None
+    created_at: str | None = None
+    event: CustomEvent | None = None
+    additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
+
+    @property
+    def text(self) -> str:
+        """The text contents of this update."""
+        return "".join(c.text for c in self.contents if isinstance(c, TextContent))
+
+
+AnyUpdate: TypeAlias = Union[ChatResponseUpdate, AgentResponseUpdate]
+
+
+class _CallSlot:
+    """A function call being assembled from streamed pieces."""
+
+    __slots__ = ("arguments", "call_id", "index", "mapping", "name", "order")
+
+    def __init__(self, piece: FunctionCallContent, order: int) -> None:
+        self.call_id = piece.call_id
+        self.name = piece.name
+        self.index = piece.index
+        self.order = order
+        self.arguments: list[str] = []
+        self.mapping: Mapping[str, Any] | None = None
+        self.add(piece)
+
+    def add(self, piece: FunctionCallContent) -> None:
+        if piece.name and not self.name:
+            self.name = piece.name
+        if self.index is None and piece.index is not None:
+            self.index = piece.index
+        if isinstance(piece.arguments, str):
+            self.arguments.append(piece.arguments)
+        else:
+            self.mapping = piece.arguments
+
+    def build(self) -> FunctionCallContent:
+        args: str | Mapping[str, Any] = (
+            self.mapping if self.mapping is not None and not any(self.arguments)
+            else "".join(self.arguments)
+        )
+        return FunctionCallContent(call_id=self.call_id, name=self.name, arguments=args)
+
+
+class _MessageFold:
+    __slots__ = ("author_name", "calls", "items", "message_id", "role")
+
+    def __init__(self, role: Role, message_id: str | None, author_name: str | None) -> None:
+        self.role: Role = role
+        self.message_id = message_id
+        self.author_name = author_name
+        # Items are contents, lists of text pieces (merged text), or call slots.
+        self.items: list[Content | list[str] | _CallSlot | list[ReasoningContent]] = []
+        self.calls: dict[str, _CallSlot] = {}
+
+    def add(self, content: Content) -> None:
+        items = self.items
+        if isinstance(content, TextContent):
+            last = items[-1] if items else None
+            if not content.annotations and isinstance(last, list) and (
+                not last or isinstance(last[0], str)
+            ):
+                last.append(content.text)  # type: ignore[arg-type]  # a list of text pieces
+            elif content.annotations:
+                items.append(content)
+            else:
+                items.append([content.text])
+        elif isinstance(content, FunctionCallContent):
+            slot = self.calls.get(content.call_id)
+            if slot is None:
+                slot = _CallSlot(content, len(self.calls))
+                self.calls[content.call_id] = slot
+                items.append(slot)
+            else:
+                slot.add(content)
+        elif isinstance(content, ReasoningContent):
+            last = items[-1] if items else None
+            if (
+                isinstance(last, list)
+                and last
+                and isinstance(last[0], ReasoningContent)
+                and last[0].id == content.id
+            ):
+                last.append(content)  # type: ignore[arg-type]  # a list of reasoning pieces
+            else:
+                items.append([content])
+        else:
+            items.append(content)
+
+    def build(self) -> Message:
+        contents: list[Content] = []
+        call_positions: list[int] = []
+        for item in self.items:
+            if isinstance(item, list):
+                if item and isinstance(item[0], ReasoningContent):
+                    contents.append(_merge_reasoning(item))  # type: ignore[arg-type]
+                else:
+                    contents.append(TextContent("".join(item)))  # type: ignore[arg-type]
+            elif isinstance(item, _CallSlot):
+                call_positions.append(len(contents))
+                contents.append(item.build())
+            else:
+                contents.append(item)
+        if len(call_positions) > 1:
+            slots = sorted(
+                self.calls.values(),
+                key=lambda s: (s.index is None, s.index if s.index is not None else 0, s.order),
+            )
+            for position, slot in zip(call_positions, slots):
+                contents[position] = slot.build()
+        return Message(
+            role=self.role,
+            contents=tuple(contents),
+            author_name=self.author_name,
+            message_id=self.message_id,
+        )
+
+
+def _merge_reasoning(pieces: list[ReasoningContent]) -> ReasoningContent:
+    if len(pieces) == 1:
+        return pieces[0]
+    first = pieces[0]
+    protected = first.protected_data
+    provider = first.provider
+    for piece in pieces[1:]:
+        if piece.protected_data is not None:
+            protected = (protected or "") + piece.protected_data
+        provider = provider or piece.provider
+    return ReasoningContent(
+        text="".join(p.text for p in pieces),
+        provider=provider,
+        id=first.id,
+        protected_data=protected,
+    )
+
+
+class _Fold:
+    """Accumulates updates; see :meth:`ChatResponse.from_updates`."""
+
+    __slots__ = (
+        "additional_properties",
+        "conversation_id",
+        "created_at",
+        "current",
+        "finish_reason",
+        "folds",
+        "model",
+        "response_id",
+        "usage",
+    )
+
+    def __init__(self) -> None:
+        self.folds: list[_MessageFold] = []
+        self.current: _MessageFold | None = None
+        self.response_id: str | None = None
+        self.conversation_id: str | None = None
+        self.model: str | None = None
+        self.finish_reason: FinishReason | None = None
+        self.usage: Usage | None = None
+        self.created_at: str | None = None
+        self.additional_properties: dict[str, Any] | None = None
+
+    def add(self, update: AnyUpdate) -> None:
+        if update.response_id is not None:
+            self.response_id = update.response_id
+        if isinstance(update, ChatResponseUpdate):
+            if update.conversation_id is not None:
+                self.conversation_id = update.conversation_id
+            if update.model is not None:
+                self.model = update.model
+        if update.finish_reason is not None:
+            self.finish_reason = update.finish_reason
+        if update.created_at is not None and self.created_at is None:
+            self.created_at = update.created_at
+        if update.additional_properties:
+            if self.additional_properties is None:
+                self.additional_properties = {}
+            self.additional_properties.update(update.additional_properties)
+        if not update.contents:
+            return
+        current = self.current
+        role = update.role
+        message_id = update.message_id
+        if (
+            current is None
+            or (role is not None and role != current.role)
+            or (message_id is not None and current.message_id is not None
+                and message_id != current.message_id)
+        ):
+            current = _MessageFold(role or "assistant", message_id, update.author_name)
+            self.folds.append(current)
+            self.current = current
+        elif current.message_id is None and message_id is not None:
+            current.message_id = message_id
+        for content in update.contents:
+            if isinstance(content, UsageContent):
+                self.usage = content.usage if self.usage is None else self.usage + content.usage
+            else:
+                current.add(content)
+
+    def messages(self) -> tuple[Message, ...]:
+        return tuple(f.build() for f in self.folds if f.items)

@@ -1,0 +1,108 @@
+"""Per-run state shared by every scope and tool of one run."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from agentcore._responses import CustomEvent
+
+if TYPE_CHECKING:
+    from agentcore._sessions import AgentSession
+
+__all__ = ["RunContext", "RunLocals"]
+
+
+class RunLocals(MutableMapping[str, Any]):
+    """Run-local values: shared by the middleware and tools of one run, isolated
+    between runs, and kept with the run state when a run pauses.
+
+    Values must be JSON-serializable; setting one that is not raises ``TypeError``
+    at once, naming the key.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any] | None = None) -> None:
+        self._data: dict[str, Any] = {} if data is None else data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"run-local value {key!r} must be JSON-serializable so a paused run can be "
+                f"saved: {exc}"
+            ) from None
+        self._data[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"RunLocals({self._data!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A copy of the values, for serialization."""
+        return dict(self._data)
+
+
+class RunContext:
+    """The state of one run: its id, run-local values, the session, and emitted events.
+
+    Every context of a run (``AgentContext``, ``ChatContext``,
+    ``FunctionInvocationContext``) and every ``ToolContext`` points at the same
+    ``RunContext`` as ``.run``.
+    """
+
+    __slots__ = ("_sink", "events", "locals", "run_id", "session")
+
+    def __init__(
+        self,
+        *,
+        session: AgentSession | None = None,
+        locals: dict[str, Any] | None = None,
+        run_id: str | None = None,
+    ) -> None:
+        self.run_id = run_id or uuid.uuid4().hex
+        self.session = session
+        self.locals = RunLocals(locals)
+        self.events: list[CustomEvent] = []
+        self._sink: Callable[[CustomEvent], None] | None = None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A run-local value, or ``default``."""
+        return self.locals.get(key, default)
+
+    def set(self, key: str, value: Any) -> None:
+        """Set a run-local value (must be JSON-serializable)."""
+        self.locals[key] = value
+
+    def delete(self, key: str) -> None:
+        """Remove a run-local value if present."""
+        self.locals.pop(key, None)
+
+    async def emit(self, event: CustomEvent | Any, *, name: str = "custom") -> None:
+        """Send a custom event to the caller.
+
+        In a streaming run it reaches the stream as an update whose ``event`` is
+        set; in a non-streaming run it is collected on ``response.events``.
+        A plain value is wrapped as ``CustomEvent(name, value)``.
+        """
+        if not isinstance(event, CustomEvent):
+            event = CustomEvent(name=name, data=event)
+        self.events.append(event)
+        sink = self._sink
+        if sink is not None:
+            sink(event)

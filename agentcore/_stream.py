@@ -1,0 +1,321 @@
+"""``ResponseStream``: an async-iterable, awaitable stream of updates with a final value.
+
+A stream is a source of updates plus a chain of stages. ``map`` adds a stage
+(a per-update transform and, optionally, a new finalizer) without adding an
+async-generator layer, so stacking middleware transforms stays cheap. The final
+value is always computed from the updates *as the consumer saw them*: what was
+streamed and what :meth:`ResponseStream.get_final_response` returns never disagree.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
+from collections.abc import Generator, Sequence
+from types import TracebackType
+from typing import Any, Generic, TypeVar, overload
+
+import anyio
+
+__all__ = ["ResponseStream", "StreamConsumedError"]
+
+UpdateT = TypeVar("UpdateT")
+FinalT = TypeVar("FinalT")
+NewUpdateT = TypeVar("NewUpdateT")
+NewFinalT = TypeVar("NewFinalT")
+
+Finalizer = Callable[[Sequence[Any]], Any]
+ResultHook = Callable[[Any], Any]
+
+
+class StreamConsumedError(RuntimeError):
+    """A stream was iterated twice at once, or after another stream took it over."""
+
+
+class _Stage:
+    """One layer of a stream: a transform, a finalizer and result hooks."""
+
+    __slots__ = ("collected", "final", "finalized", "finalizer", "hooks", "transform")
+
+    def __init__(
+        self,
+        transform: Callable[[Any], Any] | None,
+        finalizer: Finalizer | None,
+        hooks: list[ResultHook],
+    ) -> None:
+        self.transform = transform
+        self.finalizer = finalizer  # None: the final value comes from a deferred stream
+        self.hooks = hooks
+        self.collected: list[Any] | None = None
+        self.final: Any = None
+        self.finalized = False
+
+
+class _Core:
+    """What the stages of one stream share: the source and the consumption state."""
+
+    __slots__ = ("consuming", "deferred", "exhausted", "iterator", "source", "stages")
+
+    def __init__(self, source: AsyncIterable[Any] | None, stage: _Stage) -> None:
+        self.source = source
+        self.iterator: AsyncIterator[Any] | None = None
+        self.stages: list[_Stage] = [stage]
+        self.consuming = False
+        self.exhausted = False
+        # For ``from_awaitable``: the inner stream once the awaitable resolved.
+        self.deferred: ResponseStream[Any, Any] | None = None
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+async def _close(iterator: object) -> None:
+    aclose = getattr(iterator, "aclose", None)
+    if aclose is not None:
+        with anyio.CancelScope(shield=True):
+            await aclose()
+
+
+class ResponseStream(Generic[UpdateT, FinalT]):
+    """A stream of updates that also yields a final value.
+
+    ``async for update in stream`` delivers updates; ``await
+    stream.get_final_response()`` (or just ``await stream``) drains what is left
+    and returns the final value, computed by ``finalizer`` from every update the
+    consumer of this stream saw. One consumer at a time: a second concurrent
+    iteration raises :class:`StreamConsumedError`. Leaving the loop early and
+    dropping the iterator, ``aclose()``, ``async with`` or cancellation all close
+    the source (and with it the provider connection).
+    """
+
+    __slots__ = ("_core", "_depth")
+
+    def __init__(
+        self,
+        updates: AsyncIterable[UpdateT],
+        *,
+        finalizer: Callable[[Sequence[UpdateT]], FinalT | Awaitable[FinalT]],
+    ) -> None:
+        self._core = _Core(updates, _Stage(None, finalizer, []))
+        self._depth = 0
+
+    # -- construction -------------------------------------------------------------
+
+    @classmethod
+    def from_awaitable(
+        cls, awaitable: Awaitable[ResponseStream[UpdateT, FinalT]]
+    ) -> ResponseStream[UpdateT, FinalT]:
+        """A stream whose setup is async: ``awaitable`` is awaited on first use.
+
+        This lets a plain ``def`` return a stream at once and do its async
+        preparation only when the caller starts consuming.
+        """
+        stream: ResponseStream[UpdateT, FinalT] = cls.__new__(cls)
+        core = _Core(None, _Stage(None, None, []))
+
+        async def deferred_updates() -> AsyncGenerator[Any, None]:
+            inner = await awaitable
+            core.deferred = inner
+            async for update in inner:
+                yield update
+
+        core.source = deferred_updates()
+        stream._core = core
+        stream._depth = 0
+        return stream
+
+    @overload
+    def map(
+        self, transform: Callable[[UpdateT], UpdateT | None]
+    ) -> ResponseStream[UpdateT, FinalT]: ...
+
+    @overload
+    def map(
+        self,
+        transform: Callable[[UpdateT], NewUpdateT | None],
+        finalizer: Callable[[Sequence[NewUpdateT]], NewFinalT | Awaitable[NewFinalT]],
+    ) -> ResponseStream[NewUpdateT, NewFinalT]: ...
+
+    def map(
+        self,
+        transform: Callable[[UpdateT], Any],
+        finalizer: Callable[[Sequence[Any]], Any] | None = None,
+    ) -> ResponseStream[Any, Any]:
+        """A stream of ``transform(update)`` for each update; ``None`` drops one.
+
+        Without ``finalizer`` the update type is unchanged and the final value is
+        this stream's finalizer (and result hooks) applied to the *transformed*
+        updates. With ``finalizer`` the new stream has its own final value; this
+        stream's result hooks still run on its own final value when the new
+        stream finishes. Either way this stream is taken over: consume the new one.
+        """
+        self._check_unused("map")
+        stage = self._core.stages[self._depth]
+        if finalizer is None:
+            new_stage = _Stage(transform, stage.finalizer, stage.hooks)
+            stage.hooks = []
+        else:
+            new_stage = _Stage(transform, finalizer, [])
+        return self._push(new_stage)
+
+    def with_result_hook(
+        self, hook: Callable[[FinalT], FinalT | Awaitable[FinalT] | None]
+    ) -> ResponseStream[UpdateT, FinalT]:
+        """Post-process the final value: ``hook(final)`` may return a replacement.
+
+        Hooks run in the order they were added, once, when the final value is
+        first computed. Returning ``None`` keeps the value unchanged.
+        """
+        self._check_unused("with_result_hook")
+        self._core.stages[self._depth].hooks.append(hook)
+        return self
+
+    def _push(self, stage: _Stage) -> ResponseStream[Any, Any]:
+        core = self._core
+        if len(core.stages) != self._depth + 1:
+            raise StreamConsumedError("this stream was already mapped; use the mapped stream")
+        core.stages.append(stage)
+        child: ResponseStream[Any, Any] = ResponseStream.__new__(ResponseStream)
+        child._core = core
+        child._depth = self._depth + 1
+        return child
+
+    def _check_unused(self, what: str) -> None:
+        core = self._core
+        if core.consuming or core.iterator is not None:
+            raise StreamConsumedError(f"cannot call {what}() on a stream that is being consumed")
+        if len(core.stages) != self._depth + 1:
+            raise StreamConsumedError(
+                f"cannot call {what}() on a stream that was mapped; use the mapped stream"
+            )
+
+    # -- consumption ----------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncGenerator[UpdateT, None]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncGenerator[UpdateT, None]:
+        core = self._core
+        depth = self._depth
+        if len(core.stages) != depth + 1:
+            raise StreamConsumedError("this stream was mapped; iterate the mapped stream instead")
+        if core.consuming:
+            raise StreamConsumedError("this stream already has a consumer; streams are single-use")
+        if core.exhausted:
+            return
+        core.consuming = True
+        plan = self._plan()
+        try:
+            iterator = core.iterator
+            if iterator is None:
+                assert core.source is not None
+                iterator = core.iterator = aiter(core.source)
+            while True:
+                try:
+                    update = await iterator.__anext__()
+                except StopAsyncIteration:
+                    core.exhausted = True
+                    break
+                for transform, collected in plan:
+                    if transform is not None:
+                        update = transform(update)
+                        if update is None:
+                            break
+                    if collected is not None:
+                        collected.append(update)
+                else:
+                    yield update
+        except BaseException:
+            core.exhausted = True
+            if core.iterator is not None:
+                await _close(core.iterator)
+            raise
+        finally:
+            core.consuming = False
+            if not core.exhausted and core.iterator is not None:
+                # The consumer left early (break, aclose, garbage collection).
+                core.exhausted = True
+                await _close(core.iterator)
+
+    def _plan(self) -> list[tuple[Callable[[Any], Any] | None, list[Any] | None]]:
+        plan: list[tuple[Callable[[Any], Any] | None, list[Any] | None]] = []
+        last = len(self._core.stages) - 1
+        for i, stage in enumerate(self._core.stages):
+            if stage.collected is None and (
+                i == last or (stage.hooks and stage.finalizer is not None)
+            ):
+                stage.collected = []
+            plan.append((stage.transform, stage.collected))
+        return plan
+
+    async def get_final_response(self) -> FinalT:
+        """Drain what the consumer has not read and return the final value."""
+        core = self._core
+        if len(core.stages) != self._depth + 1:
+            raise StreamConsumedError("this stream was mapped; ask the mapped stream instead")
+        stage = core.stages[self._depth]
+        if stage.finalized:
+            return stage.final  # type: ignore[no-any-return]
+        if not core.exhausted:
+            async for _ in self:
+                pass
+        for i, each in enumerate(core.stages):
+            if not each.finalized and (each.hooks or i == self._depth):
+                await self._finalize(each)
+        return stage.final  # type: ignore[no-any-return]
+
+    async def _finalize(self, stage: _Stage) -> None:
+        if stage.finalizer is None:
+            value = await self._deferred_final(stage)
+        else:
+            value = await _maybe_await(stage.finalizer(stage.collected or []))
+        for hook in stage.hooks:
+            replaced = await _maybe_await(hook(value))
+            if replaced is not None:
+                value = replaced
+        stage.final = value
+        stage.finalized = True
+        stage.collected = None
+
+    async def _deferred_final(self, stage: _Stage) -> Any:
+        # A stream made by ``from_awaitable``: the final value is the inner stream's,
+        # unless transforms were stacked on top, in which case the inner stream's
+        # finalizer is applied again to the transformed updates.
+        deferred = self._core.deferred
+        if deferred is None:
+            raise StreamConsumedError("the deferred stream ended before it produced a stream")
+        inner_final = await deferred.get_final_response()
+        stages = self._core.stages
+        if all(s.transform is None for s in stages[: stages.index(stage) + 1]):
+            return inner_final
+        inner_finalizer = deferred._core.stages[deferred._depth].finalizer
+        if inner_finalizer is None:
+            return inner_final
+        return await _maybe_await(inner_finalizer(stage.collected or []))
+
+    def __await__(self) -> Generator[Any, None, FinalT]:
+        return self.get_final_response().__await__()
+
+    async def aclose(self) -> None:
+        """Stop the stream and close its source."""
+        core = self._core
+        if not core.exhausted:
+            core.exhausted = True
+            if core.iterator is not None:
+                await _close(core.iterator)
+            elif core.source is not None:
+                await _close(core.source)
+
+    async def __aenter__(self) -> ResponseStream[UpdateT, FinalT]:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,254 @@
+"""The seams of agentcore: small runtime-checkable protocols.
+
+A provider adapter, a tool, a middleware, a history store or an agent plugs in
+because it has the right shape, never because it inherits from a base class.
+Type checkers verify the shapes statically; ``isinstance`` answers the optional
+capability questions at run time. ``isinstance`` on a protocol is slow in
+CPython: check once when an object is set up, never on a per-call path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
+
+from typing_extensions import TypeVar
+
+from agentcore._embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
+from agentcore._hosted_tools import (
+    CodeInterpreterTool,
+    FileSearchTool,
+    ImageGenerationTool,
+    MCPTool,
+    ShellTool,
+    WebSearchTool,
+)
+from agentcore._messages import Message
+from agentcore._responses import AgentResponse, AgentResponseUpdate, ChatResponse
+from agentcore._responses import ChatResponseUpdate
+from agentcore._sessions import AgentSession
+from agentcore._stream import ResponseStream
+
+if TYPE_CHECKING:
+    from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
+
+__all__ = [
+    "AgentInput",
+    "ContextProvider",
+    "HistoryStore",
+    "SupportsAgentMiddleware",
+    "SupportsAgentRun",
+    "SupportsChatMiddleware",
+    "SupportsCodeInterpreterTool",
+    "SupportsCountTokens",
+    "SupportsFileSearchTool",
+    "SupportsFunctionMiddleware",
+    "SupportsGetEmbeddings",
+    "SupportsGetResponse",
+    "SupportsImageGenerationTool",
+    "SupportsMCPTool",
+    "SupportsShellTool",
+    "SupportsWebSearchTool",
+]
+
+OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True, default=Any)
+InputT_contra = TypeVar("InputT_contra", contravariant=True, default=str)
+EmbeddingT = TypeVar("EmbeddingT", default="list[float]")
+EmbeddingOptionsT = TypeVar("EmbeddingOptionsT", default=EmbeddingGenerationOptions)
+ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
+
+AgentInput = Any
+"""What ``run`` accepts: a str, a Message, a content object, or a sequence of those."""
+
+
+@runtime_checkable
+class SupportsGetResponse(Protocol[OptionsT_contra]):
+    """A chat client: one method, both modes.
+
+    ``stream=False`` returns an awaitable of the whole :class:`ChatResponse`;
+    ``stream=True`` returns a :class:`ResponseStream` at once (a plain ``def``,
+    so the stream can be returned before any I/O happens).
+    """
+
+    @overload
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: OptionsT_contra | None = None,
+        stream: Literal[False] = False,
+    ) -> Awaitable[ChatResponse[Any]]: ...
+
+    @overload
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: OptionsT_contra | None = None,
+        stream: Literal[True],
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
+
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: OptionsT_contra | None = None,
+        stream: bool = False,
+    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
+
+
+@runtime_checkable
+class SupportsGetEmbeddings(Protocol[InputT_contra, EmbeddingT, EmbeddingOptionsT]):
+    """An embedding client."""
+
+    additional_properties: dict[str, Any]
+
+    def get_embeddings(
+        self,
+        values: Sequence[InputT_contra],
+        *,
+        options: EmbeddingOptionsT | None = None,
+    ) -> Awaitable[GeneratedEmbeddings[EmbeddingT, EmbeddingOptionsT]]: ...
+
+
+@runtime_checkable
+class SupportsCountTokens(Protocol):
+    """A client that can count the tokens of a request before sending it."""
+
+    def count_tokens(
+        self, messages: Sequence[Message], *, options: Any | None = None
+    ) -> Awaitable[int]: ...
+
+
+@runtime_checkable
+class SupportsCodeInterpreterTool(Protocol):
+    """A client whose service runs code in a hosted sandbox."""
+
+    @staticmethod
+    def get_code_interpreter_tool(**kwargs: Any) -> CodeInterpreterTool: ...
+
+
+@runtime_checkable
+class SupportsWebSearchTool(Protocol):
+    """A client whose service searches the web on the model's behalf."""
+
+    @staticmethod
+    def get_web_search_tool(**kwargs: Any) -> WebSearchTool: ...
+
+
+@runtime_checkable
+class SupportsImageGenerationTool(Protocol):
+    """A client whose service generates images as a tool."""
+
+    @staticmethod
+    def get_image_generation_tool(**kwargs: Any) -> ImageGenerationTool: ...
+
+
+@runtime_checkable
+class SupportsMCPTool(Protocol):
+    """A client whose service connects to remote MCP servers itself."""
+
+    @staticmethod
+    def get_mcp_tool(**kwargs: Any) -> MCPTool: ...
+
+
+@runtime_checkable
+class SupportsFileSearchTool(Protocol):
+    """A client whose service searches its own vector stores."""
+
+    @staticmethod
+    def get_file_search_tool(**kwargs: Any) -> FileSearchTool: ...
+
+
+@runtime_checkable
+class SupportsShellTool(Protocol):
+    """A client whose service drives a shell tool."""
+
+    @staticmethod
+    def get_shell_tool(**kwargs: Any) -> ShellTool: ...
+
+
+@runtime_checkable
+class SupportsAgentRun(Protocol):
+    """An agent: anything that runs a conversation turn, streaming or not."""
+
+    @property
+    def name(self) -> str | None: ...
+
+    @property
+    def description(self) -> str | None: ...
+
+    @overload
+    def run(
+        self,
+        messages: AgentInput | None = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[False] = False,
+    ) -> Awaitable[AgentResponse[Any]]: ...
+
+    @overload
+    def run(
+        self,
+        messages: AgentInput | None = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[True],
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
+
+    def run(
+        self,
+        messages: AgentInput | None = None,
+        *,
+        session: AgentSession | None = None,
+        stream: bool = False,
+    ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+        ...
+
+    def create_session(self) -> AgentSession: ...
+
+
+CallNext = Callable[[], Awaitable[None]]
+
+
+@runtime_checkable
+class SupportsAgentMiddleware(Protocol):
+    """Middleware around a whole agent run."""
+
+    async def process(self, context: AgentContext, call_next: CallNext) -> None: ...
+
+
+@runtime_checkable
+class SupportsChatMiddleware(Protocol):
+    """Middleware around every model call of a run."""
+
+    async def process(self, context: ChatContext, call_next: CallNext) -> None: ...
+
+
+@runtime_checkable
+class SupportsFunctionMiddleware(Protocol):
+    """Middleware around every tool call of a run."""
+
+    async def process(self, context: FunctionInvocationContext, call_next: CallNext) -> None: ...
+
+
+@runtime_checkable
+class HistoryStore(Protocol):
+    """Where a session's messages live between runs.
+
+    ``append`` receives every message of one completed run (its input and what
+    it produced) and must store all of them or none.
+    """
+
+    async def load(self, session_id: str) -> list[Message]: ...
+
+    async def append(self, session_id: str, messages: Sequence[Message]) -> None: ...
+
+
+@runtime_checkable
+class ContextProvider(Protocol):
+    """Adds context to a run before it starts and sees the result after it ends."""
+
+    async def before_run(self, context: AgentContext) -> None: ...
+
+    async def after_run(self, context: AgentContext) -> None: ...

@@ -1,0 +1,270 @@
+"""Scripted and function-driven chat clients."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, Union, overload
+
+import attrs
+from typing_extensions import TypeAlias
+
+from agentcore._contents import Content, FunctionCallContent, TextContent, UsageContent
+from agentcore._messages import Message
+from agentcore._responses import ChatResponse, ChatResponseUpdate
+from agentcore._stream import ResponseStream
+
+__all__ = [
+    "ChatRequest",
+    "FunctionChatClient",
+    "ScriptExhaustedError",
+    "ScriptedChatClient",
+    "chunk_response",
+]
+
+ScriptItem: TypeAlias = Union[
+    ChatResponse[Any], BaseException, Sequence[ChatResponseUpdate], str
+]
+"""A response, an exception to raise, a list of updates to stream, or plain text."""
+
+
+class ScriptExhaustedError(AssertionError):
+    """The client was called more times than its script has entries."""
+
+
+@attrs.frozen
+class ChatRequest:
+    """One request a test double received."""
+
+    messages: tuple[Message, ...]
+    options: Mapping[str, Any]
+    stream: bool
+
+
+def chunk_response(response: ChatResponse[Any], *, size: int = 4) -> list[ChatResponseUpdate]:
+    """Split a response into the updates a streaming provider might send.
+
+    Text is cut into ``size``-character pieces and function-call arguments into
+    ``size``-character pieces (the first piece of each call carries its name);
+    usage comes last. Folding the result gives ``response`` back.
+    """
+    updates: list[ChatResponseUpdate] = []
+    for message in response.messages:
+        for content in message.contents:
+            pieces: list[Content]
+            if isinstance(content, TextContent) and not content.annotations and content.text:
+                text = content.text
+                pieces = [TextContent(text[i : i + size]) for i in range(0, len(text), size)]
+            elif isinstance(content, FunctionCallContent) and isinstance(content.arguments, str):
+                args = content.arguments
+                chunks = [args[i : i + size] for i in range(0, len(args), size)] or [""]
+                pieces = [
+                    FunctionCallContent(
+                        call_id=content.call_id,
+                        name=content.name if i == 0 else "",
+                        arguments=chunk,
+                        index=content.index,
+                    )
+                    for i, chunk in enumerate(chunks)
+                ]
+            else:
+                pieces = [content]
+            for piece in pieces:
+                updates.append(
+                    ChatResponseUpdate(
+                        contents=(piece,),
+                        role=message.role,
+                        message_id=message.message_id,
+                        author_name=message.author_name,
+                        response_id=response.response_id,
+                        model=response.model,
+                        conversation_id=response.conversation_id,
+                    )
+                )
+    tail: list[Content] = [UsageContent(response.usage)] if response.usage is not None else []
+    updates.append(
+        ChatResponseUpdate(
+            contents=tuple(tail),
+            finish_reason=response.finish_reason,
+            response_id=response.response_id,
+            created_at=response.created_at,
+        )
+    )
+    return updates
+
+
+async def _replay(updates: Iterable[ChatResponseUpdate]) -> AsyncIterator[ChatResponseUpdate]:
+    for update in updates:
+        yield update
+
+
+def _as_response(item: ChatResponse[Any] | str) -> ChatResponse[Any]:
+    if isinstance(item, str):
+        return ChatResponse(
+            messages=(Message("assistant", (TextContent(item),)),), finish_reason="stop"
+        )
+    return item
+
+
+class _RecordingClient:
+    """Shared request recording; not part of the protocol."""
+
+    def __init__(self) -> None:
+        self.requests: list[ChatRequest] = []
+
+    def _record(
+        self, messages: Sequence[Message], options: Mapping[str, Any] | None, stream: bool
+    ) -> None:
+        self.requests.append(ChatRequest(tuple(messages), dict(options or {}), stream))
+
+
+class ScriptedChatClient(_RecordingClient):
+    """Replays ``script`` one entry per request and records each request.
+
+    An entry is a :class:`ChatResponse` (or a ``str``, an assistant text answer),
+    an exception (raised), or a list of updates (streamed when ``stream=True``,
+    folded when not). A response is chunked with :func:`chunk_response` when a
+    streaming request meets it. Calling past the end raises
+    :class:`ScriptExhaustedError`.
+    """
+
+    def __init__(self, script: Iterable[ScriptItem]) -> None:
+        super().__init__()
+        self.script: list[ScriptItem] = list(script)
+        self._position = 0
+
+    @property
+    def remaining(self) -> int:
+        """How many script entries are left."""
+        return len(self.script) - self._position
+
+    def _next(self) -> ScriptItem:
+        if self._position >= len(self.script):
+            raise ScriptExhaustedError(
+                f"ScriptedChatClient was called {self._position + 1} times but its script has "
+                f"{len(self.script)} entries"
+            )
+        item = self.script[self._position]
+        self._position += 1
+        return item
+
+    @overload
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: Literal[False] = False,
+    ) -> Awaitable[ChatResponse[Any]]: ...
+
+    @overload
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: Literal[True],
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
+
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: bool = False,
+    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+        self._record(messages, options, stream)
+        item = self._next()
+        if stream:
+            return _stream_item(item)
+        return _respond(item)
+
+
+async def _respond(item: ScriptItem) -> ChatResponse[Any]:
+    if isinstance(item, BaseException):
+        raise item
+    if isinstance(item, (ChatResponse, str)):
+        return _as_response(item)
+    return ChatResponse.from_updates(item)
+
+
+def _stream_item(item: ScriptItem) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    if isinstance(item, BaseException):
+        error = item
+
+        async def failing() -> AsyncIterator[ChatResponseUpdate]:
+            raise error
+            yield  # pragma: no cover  # makes this an async generator
+
+        return ResponseStream(failing(), finalizer=ChatResponse.from_updates)
+    updates = (
+        chunk_response(_as_response(item)) if isinstance(item, (ChatResponse, str)) else item
+    )
+    return ResponseStream(_replay(updates), finalizer=ChatResponse.from_updates)
+
+
+ResponderResult: TypeAlias = Union[ChatResponse[Any], str, Sequence[ChatResponseUpdate]]
+Responder: TypeAlias = Callable[
+    [Sequence[Message], Mapping[str, Any]], Union[ResponderResult, Awaitable[ResponderResult]]
+]
+
+
+class FunctionChatClient(_RecordingClient):
+    """Asks ``fn(messages, options)`` for each response and records each request.
+
+    ``fn`` may be sync or async and returns what a :class:`ScriptedChatClient`
+    entry may be (a response, a ``str``, or a list of updates); raising from
+    ``fn`` fails the request.
+    """
+
+    def __init__(self, fn: Responder) -> None:
+        super().__init__()
+        self.fn = fn
+
+    @overload
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: Literal[False] = False,
+    ) -> Awaitable[ChatResponse[Any]]: ...
+
+    @overload
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: Literal[True],
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
+
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: bool = False,
+    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+        self._record(messages, options, stream)
+        if stream:
+            return ResponseStream.from_awaitable(self._stream(messages, options or {}))
+        return self._get(messages, options or {})
+
+    async def _ask(
+        self, messages: Sequence[Message], options: Mapping[str, Any]
+    ) -> ResponderResult:
+        result = self.fn(list(messages), options)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    async def _get(
+        self, messages: Sequence[Message], options: Mapping[str, Any]
+    ) -> ChatResponse[Any]:
+        return await _respond(await self._ask(messages, options))
+
+    async def _stream(
+        self, messages: Sequence[Message], options: Mapping[str, Any]
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+        return _stream_item(await self._ask(messages, options))

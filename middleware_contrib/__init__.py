@@ -1,0 +1,1 @@
+"""Ready-made middleware for agentcore."""

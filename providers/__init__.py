@@ -1,0 +1,1 @@
+"""Provider adapters for agentcore (install the matching extra)."""
