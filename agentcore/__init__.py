@@ -22,6 +22,7 @@ from agentcore._contents import (
     UriContent,
     UsageContent,
 )
+from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
 from agentcore._embeddings import Embedding, EmbeddingGenerationOptions, GeneratedEmbeddings
 from agentcore._feature_stage import (
     ExperimentalFeature,
@@ -32,6 +33,7 @@ from agentcore._feature_stage import (
     experimental,
     release_candidate,
 )
+from agentcore._history import InMemoryHistoryStore, SqliteHistoryStore
 from agentcore._hosted_tools import (
     CodeInterpreterTool,
     FileSearchTool,
@@ -54,7 +56,15 @@ from agentcore._responses import (
 from agentcore._run import RunContext, RunLocals
 from agentcore._sessions import AgentSession
 from agentcore._stream import ResponseStream, StreamConsumedError
+from agentcore._tool_loop import FunctionInvocationConfiguration, ToolLoop
 from agentcore._usage import Usage
+from agentcore.agent import Agent
+from agentcore.middleware import (
+    MiddlewareTermination,
+    agent_middleware,
+    chat_middleware,
+    function_middleware,
+)
 from agentcore.protocols import (
     ContextProvider,
     HistoryStore,
@@ -70,14 +80,18 @@ from agentcore.protocols import (
     SupportsWebSearchTool,
 )
 from agentcore.security import ConfidentialityLabel, ContentLabel, IntegrityLabel
+from agentcore.tools import FunctionTool, ToolArgumentsError, ToolContext, normalize_tools, tool
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Agent",
+    "AgentContext",
     "AgentResponse",
     "AgentResponseUpdate",
     "AgentSession",
     "Annotation",
+    "ChatContext",
     "ChatOptions",
     "ChatResponse",
     "ChatResponseUpdate",
@@ -99,16 +113,21 @@ __all__ = [
     "FunctionApprovalRequestContent",
     "FunctionApprovalResponseContent",
     "FunctionCallContent",
+    "FunctionInvocationConfiguration",
+    "FunctionInvocationContext",
     "FunctionResultContent",
+    "FunctionTool",
     "GeneratedEmbeddings",
     "HistoryStore",
     "HostedTool",
     "HostedToolCallContent",
     "HostedToolResultContent",
     "ImageGenerationTool",
+    "InMemoryHistoryStore",
     "IntegrityLabel",
     "MCPTool",
     "Message",
+    "MiddlewareTermination",
     "ReasoningContent",
     "ReleaseCandidateFeature",
     "ReleaseCandidateWarning",
@@ -118,6 +137,7 @@ __all__ = [
     "RunContext",
     "RunLocals",
     "ShellTool",
+    "SqliteHistoryStore",
     "StreamConsumedError",
     "SupportsAgentRun",
     "SupportsCodeInterpreterTool",
@@ -130,12 +150,20 @@ __all__ = [
     "SupportsShellTool",
     "SupportsWebSearchTool",
     "TextContent",
+    "ToolArgumentsError",
     "ToolChoice",
+    "ToolContext",
+    "ToolLoop",
     "UriContent",
     "Usage",
     "UsageContent",
     "WebSearchTool",
     "__version__",
+    "agent_middleware",
+    "chat_middleware",
     "experimental",
+    "function_middleware",
+    "normalize_tools",
     "release_candidate",
+    "tool",
 ]

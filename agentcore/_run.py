@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from agentcore._responses import CustomEvent
+from agentcore._usage import Usage
 
 if TYPE_CHECKING:
     from agentcore._sessions import AgentSession
@@ -66,7 +67,7 @@ class RunContext:
     ``RunContext`` as ``.run``.
     """
 
-    __slots__ = ("_sink", "events", "locals", "run_id", "session")
+    __slots__ = ("_sink", "events", "extra_usage", "locals", "run_id", "session")
 
     def __init__(
         self,
@@ -79,6 +80,7 @@ class RunContext:
         self.session = session
         self.locals = RunLocals(locals)
         self.events: list[CustomEvent] = []
+        self.extra_usage: list[Usage] = []
         self._sink: Callable[[CustomEvent], None] | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -92,6 +94,11 @@ class RunContext:
     def delete(self, key: str) -> None:
         """Remove a run-local value if present."""
         self.locals.pop(key, None)
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count tokens spent on this run's behalf outside its own model calls
+        (for example by an agent used as a tool); they add to the run's usage."""
+        self.extra_usage.append(usage)
 
     async def emit(self, event: CustomEvent | Any, *, name: str = "custom") -> None:
         """Send a custom event to the caller.

@@ -1,0 +1,638 @@
+"""The Agent: a chat client, tools, middleware and history composed into runs.
+
+An :class:`Agent` holds configuration only; every run gets its own contexts, so
+one instance serves any number of concurrent runs. The request flows inward:
+agent middleware, then the run core (history, context providers, options), then
+the tool loop, whose model calls pass through chat middleware and whose tool
+calls pass through function middleware.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal, overload
+
+import anyio
+from typing_extensions import TypeVar
+
+from agentcore._contents import (
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    FunctionCallContent,
+    TextContent,
+)
+from agentcore._contexts import AgentContext
+from agentcore._input import normalize_input
+from agentcore._messages import Message
+from agentcore._options import ChatOptions, merge_options
+from agentcore._responses import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatResponse,
+    ChatResponseUpdate,
+    CustomEvent,
+)
+from agentcore._run import RunContext
+from agentcore._sessions import AgentSession
+from agentcore._stream import ResponseStream
+from agentcore._tool_loop import (
+    DEFAULT_CONFIGURATION,
+    FunctionInvocationConfiguration,
+    LoopState,
+    PendingApprovals,
+    drive,
+    run_to_end,
+)
+from agentcore.errors import RunStateError
+from agentcore.middleware import MiddlewareTermination, PipelineCache, Pipelines, run_pipeline
+from agentcore.observers import ObserverSet, RunEnded, RunStarted
+from agentcore.protocols import SupportsGetResponse
+from agentcore.structured import parse_value
+
+__all__ = ["Agent"]
+
+ResponseT = TypeVar("ResponseT", default=None)
+
+_PENDING_KEY = "agentcore.pending_approvals"
+_LOCALS_KEY = "agentcore.run_locals"
+
+
+class _Prepared:
+    """What the run core worked out before the tool loop starts."""
+
+    __slots__ = ("input", "options", "state")
+
+    def __init__(self, input: list[Message], options: dict[str, Any], state: LoopState) -> None:
+        self.input = input
+        self.options = options
+        self.state = state
+
+
+def _to_agent_response(value: Any, agent_name: str | None) -> AgentResponse[Any]:
+    if isinstance(value, AgentResponse):
+        return value  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, ChatResponse):
+        chat: ChatResponse[Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return AgentResponse(
+            messages=chat.messages,
+            response_id=chat.response_id,
+            agent_name=agent_name,
+            finish_reason=chat.finish_reason,
+            usage=chat.usage,
+            value=chat.value,
+        )
+    if isinstance(value, Message):
+        return AgentResponse(messages=(value,), agent_name=agent_name, finish_reason="stop")
+    if value is None:
+        return AgentResponse(agent_name=agent_name)
+    return AgentResponse(
+        messages=(Message("assistant", (TextContent(str(value)),)),),
+        agent_name=agent_name,
+        finish_reason="stop",
+    )
+
+
+async def _replay_agent(response: AgentResponse[Any]) -> AsyncGenerator[AgentResponseUpdate, None]:
+    for event in response.events:
+        yield AgentResponseUpdate(event=event, agent_name=response.agent_name)
+    for message in response.messages:
+        yield AgentResponseUpdate(
+            contents=message.contents,
+            role=message.role,
+            author_name=message.author_name,
+            message_id=message.message_id,
+            agent_name=response.agent_name,
+            response_id=response.response_id,
+        )
+    from agentcore._contents import UsageContent
+
+    yield AgentResponseUpdate(
+        contents=(UsageContent(response.usage),) if response.usage is not None else (),
+        finish_reason=response.finish_reason,
+        agent_name=response.agent_name,
+    )
+
+
+def _agent_stream_of(
+    response: AgentResponse[Any],
+) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+    return ResponseStream(_replay_agent(response), finalizer=lambda _updates: response)
+
+
+def _on_agent_termination(context: AgentContext, termination: MiddlewareTermination) -> None:
+    context.metadata["terminated"] = True
+    if termination.has_result:
+        name = context.agent.name
+        response = _to_agent_response(termination.result, name)
+        context.result = _agent_stream_of(response) if context.stream else response
+
+
+def _history_view(messages: Sequence[Message]) -> list[Message]:
+    """Messages as they are stored: approval requests and decisions are run state, not chat."""
+    out: list[Message] = []
+    for message in messages:
+        contents = tuple(
+            c
+            for c in message.contents
+            if not isinstance(c, (FunctionApprovalRequestContent, FunctionApprovalResponseContent))
+        )
+        if len(contents) == len(message.contents):
+            out.append(message)
+        elif contents:
+            out.append(Message(message.role, contents, message.author_name, message.message_id))
+    return out
+
+
+def _split_decisions(
+    messages: list[Message],
+) -> tuple[list[Message], list[FunctionApprovalResponseContent]]:
+    decisions = [
+        c for m in messages for c in m.contents if isinstance(c, FunctionApprovalResponseContent)
+    ]
+    if not decisions:
+        return messages, []
+    return _history_view(messages), decisions
+
+
+class Agent:
+    """An LLM agent: a chat client plus instructions, tools, middleware and history.
+
+    ``run(...)`` returns an awaitable :class:`AgentResponse`, or with
+    ``stream=True`` a :class:`ResponseStream` of :class:`AgentResponseUpdate`.
+    Middleware given here runs outside middleware given to ``run``. With a
+    ``history`` store, runs that share a session see each other's messages;
+    concurrent runs on one session are serialized (the second waits for the first).
+    """
+
+    def __init__(
+        self,
+        client: SupportsGetResponse[Any],
+        instructions: str | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        tools: Sequence[Any] = (),
+        middleware: Sequence[object] = (),
+        default_options: Mapping[str, Any] | None = None,
+        context_providers: Sequence[object] = (),
+        history: object | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+        observers: Sequence[object] = (),
+    ) -> None:
+        from agentcore.tools import normalize_tools
+
+        if not isinstance(client, SupportsGetResponse):
+            raise TypeError(
+                f"Agent needs a chat client with a get_response(messages, *, options, stream) "
+                f"method, got {client!r}"
+            )
+        if instructions is not None and not isinstance(instructions, str):
+            raise TypeError(f"instructions must be a str, got {type(instructions).__name__}")
+        for provider in context_providers:
+            if not (hasattr(provider, "before_run") or hasattr(provider, "after_run")):
+                raise TypeError(
+                    f"{provider!r} is not a context provider: it needs before_run and/or after_run"
+                )
+        if history is not None and not (hasattr(history, "load") and hasattr(history, "append")):
+            raise TypeError(f"{history!r} is not a history store: it needs load() and append()")
+        self.client = client
+        self.instructions = instructions
+        self._name = name
+        self._description = description
+        self.tools = tuple(normalize_tools(tools))
+        _check_unique_names(self.tools, "the agent's tools")
+        self.default_options: dict[str, Any] = merge_options(default_options)
+        self.context_providers = tuple(context_providers)
+        self.history = history
+        self.tool_loop = tool_loop or DEFAULT_CONFIGURATION
+        self.middleware = tuple(middleware)
+        self._pipelines = Pipelines.build(self.middleware)
+        self._pipeline_cache = PipelineCache()
+        self._observers = ObserverSet(observers)
+        self._session_locks: weakref.WeakValueDictionary[str, anyio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    @property
+    def name(self) -> str | None:
+        """The agent's name (used for attribution and as a tool name)."""
+        return self._name
+
+    @property
+    def description(self) -> str | None:
+        """What the agent does (used when it is a tool of another agent)."""
+        return self._description
+
+    def create_session(self, *, session_id: str | None = None) -> AgentSession:
+        """A new session for a conversation with this agent."""
+        return AgentSession() if session_id is None else AgentSession(session_id=session_id)
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[False] = False,
+        options: ChatOptions[ResponseT] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> Awaitable[AgentResponse[ResponseT]]: ...
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[True],
+        options: ChatOptions[ResponseT] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]: ...
+
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: bool = False,
+        options: ChatOptions[ResponseT] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> (
+        Awaitable[AgentResponse[ResponseT]]
+        | ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]
+    ):
+        """Run one turn of the conversation (see the class docstring)."""
+        context = self._context(messages, session, stream, options, tools)
+        pipelines = (
+            self._pipeline_cache.get(self._pipelines, middleware) if middleware else self._pipelines
+        )
+        config = tool_loop or self.tool_loop
+        if stream:
+            return ResponseStream.from_awaitable(self._run_streaming(context, pipelines, config))
+        return self._run(context, pipelines, config)
+
+    # -- run setup ----------------------------------------------------------------
+
+    def _context(
+        self,
+        messages: Any,
+        session: AgentSession | None,
+        stream: bool,
+        options: Mapping[str, Any] | None,
+        tools: Sequence[Any] | None,
+    ) -> AgentContext:
+        from agentcore.tools import normalize_tools
+
+        if session is not None and not isinstance(session, AgentSession):
+            raise TypeError(
+                f"session must be an AgentSession (from agent.create_session()), "
+                f"got {type(session).__name__}"
+            )
+        run_tools = list(self.tools)
+        if tools:
+            run_tools.extend(normalize_tools(tools))
+            _check_unique_names(run_tools, "the agent's and this run's tools")
+        locals_ = None
+        if session is not None and _LOCALS_KEY in session.state:
+            locals_ = dict(session.state[_LOCALS_KEY])
+        return AgentContext(
+            agent=self,
+            messages=normalize_input(messages),
+            session=session,
+            instructions=self.instructions,
+            tools=run_tools,
+            options=merge_options(self.default_options, options),
+            stream=stream,
+            run=RunContext(session=session, locals=locals_),
+        )
+
+    async def _run(
+        self,
+        context: AgentContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+    ) -> AgentResponse[Any]:
+        observers = self._observers
+        if observers:
+            await observers.notify(
+                "on_run_start",
+                RunStarted(context.run.run_id, self._name, tuple(context.messages)),
+            )
+        try:
+
+            async def core(ctx: AgentContext) -> None:
+                await self._core(ctx, pipelines, config)
+
+            await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
+            result = context.result
+            if not isinstance(result, AgentResponse):
+                raise TypeError(
+                    "an agent middleware left a non-AgentResponse result in a non-streaming "
+                    f"run: {result!r}"
+                )
+        except BaseException as exc:
+            if observers:
+                await observers.notify(
+                    "on_run_end", RunEnded(context.run.run_id, self._name, error=exc)
+                )
+            raise
+        if observers:
+            await observers.notify("on_run_end", RunEnded(context.run.run_id, self._name, result))
+        return result  # pyright: ignore[reportUnknownVariableType]
+
+    def _session_lock(self, session: AgentSession | None) -> anyio.Lock | None:
+        if session is None:
+            return None
+        lock = self._session_locks.get(session.session_id)
+        if lock is None:
+            lock = anyio.Lock()
+            self._session_locks[session.session_id] = lock
+        return lock
+
+    async def _prepare(
+        self,
+        context: AgentContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+    ) -> _Prepared:
+        from agentcore.tools import normalize_tools
+
+        session = context.session
+        history: list[Message] = []
+        store: Any = self.history
+        if store is not None and session is not None and not session.service_conversation_id:
+            history = list(await store.load(session.session_id))
+        for provider in self.context_providers:
+            before = getattr(provider, "before_run", None)
+            if before is not None:
+                await before(context)
+        pending = self._pending(session)
+        input_messages, decisions = _split_decisions(context.messages)
+        if decisions and pending is None:
+            raise RunStateError(
+                "the input holds approval responses but no run is waiting for approval in this "
+                "session; pass the session of the paused run (session=...)"
+            )
+        if pending is not None and not decisions:
+            # The caller moved on without deciding: the paused calls are declined so the
+            # conversation stays valid.
+            decisions = [
+                r.create_response(False, reason="no decision was given") for r in pending.requests
+            ]
+        options = dict(context.options)
+        instructions = "\n\n".join(
+            i for i in (context.instructions, options.get("instructions")) if i
+        )
+        if instructions:
+            options["instructions"] = instructions
+        if context.tools:
+            tools = normalize_tools(context.tools)
+            _check_unique_names(tools, "this run's tools")
+            options["tools"] = tools
+        if session is not None and session.service_conversation_id:
+            options.setdefault("conversation_id", session.service_conversation_id)
+        state = LoopState(
+            client=self.client,
+            messages=[*history, *input_messages],
+            options=options,
+            stream=context.stream,
+            run=context.run,
+            pipelines=pipelines,
+            config=config,
+            return_directly=context.return_directly,
+            observers=self._observers,
+            pending=pending,
+            decisions=decisions,
+        )
+        return _Prepared(input_messages, options, state)
+
+    def _pending(self, session: AgentSession | None) -> PendingApprovals | None:
+        if session is None:
+            return None
+        raw = session.state.get(_PENDING_KEY)
+        if not raw:
+            return None
+        from agentcore.serialization import structure
+
+        return PendingApprovals(
+            calls=[structure(c, FunctionCallContent) for c in raw["calls"]],
+            requests=[structure(r, FunctionApprovalRequestContent) for r in raw["requests"]],
+        )
+
+    async def _commit(self, context: AgentContext, prepared: _Prepared) -> AgentResponse[Any]:
+        """Record the finished run: session state, then history, in one step each."""
+        state = prepared.state
+        chat = state.response()
+        session = context.session
+        if session is not None:
+            if chat.conversation_id:
+                session.service_conversation_id = chat.conversation_id
+            if state.paused is not None:
+                from agentcore.serialization import unstructure
+
+                session.state[_PENDING_KEY] = {
+                    "calls": [unstructure(c) for c in state.paused.calls],
+                    "requests": [unstructure(r) for r in state.paused.requests],
+                }
+                session.state[_LOCALS_KEY] = context.run.locals.to_dict()
+            else:
+                session.state.pop(_PENDING_KEY, None)
+                session.state.pop(_LOCALS_KEY, None)
+            store: Any = self.history
+            if store is not None and not session.service_conversation_id:
+                await store.append(
+                    session.session_id, _history_view([*prepared.input, *state.produced])
+                )
+        response_format = prepared.options.get("response_format")
+        value = (
+            parse_value(response_format, chat.text)
+            if response_format is not None and state.paused is None and chat.messages
+            else None
+        )
+        return AgentResponse(
+            messages=chat.messages,
+            response_id=chat.response_id,
+            agent_name=self._name,
+            finish_reason=chat.finish_reason,
+            usage=chat.usage,
+            created_at=chat.created_at,
+            value=value,
+            events=tuple(context.run.events),
+            additional_properties=chat.additional_properties,
+        )
+
+    async def _after(self, context: AgentContext) -> None:
+        for provider in reversed(self.context_providers):
+            after = getattr(provider, "after_run", None)
+            if after is not None:
+                await after(context)
+
+    async def _core(
+        self,
+        context: AgentContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+    ) -> None:
+        lock = self._session_lock(context.session)
+        if lock is None:
+            prepared = await self._prepare(context, pipelines, config)
+            await run_to_end(prepared.state)
+            context.result = await self._commit(context, prepared)
+        else:
+            async with lock:
+                prepared = await self._prepare(context, pipelines, config)
+                await run_to_end(prepared.state)
+                context.result = await self._commit(context, prepared)
+        await self._after(context)
+
+    # -- streaming ------------------------------------------------------------------
+
+    async def _run_streaming(
+        self,
+        context: AgentContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+        async def core(ctx: AgentContext) -> None:
+            ctx.result = ResponseStream(
+                self._stream_updates(ctx, pipelines, config),
+                finalizer=self._stream_finalizer(ctx),
+            )
+
+        await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
+        result = context.result
+        if isinstance(result, AgentResponse):
+            return _agent_stream_of(result)  # pyright: ignore[reportUnknownArgumentType]
+        if result is None:
+            return _agent_stream_of(AgentResponse(agent_name=self._name))
+        return result
+
+    def _stream_finalizer(
+        self, context: AgentContext
+    ) -> Callable[[Sequence[AgentResponseUpdate]], AgentResponse[Any]]:
+        def finalize(updates: Sequence[AgentResponseUpdate]) -> AgentResponse[Any]:
+            folded = AgentResponse.from_updates(updates)
+            response_format = context.options.get("response_format")
+            if response_format is None or folded.approval_requests or not folded.messages:
+                return folded
+            return AgentResponse(
+                messages=folded.messages,
+                response_id=folded.response_id,
+                agent_name=folded.agent_name,
+                finish_reason=folded.finish_reason,
+                usage=folded.usage,
+                created_at=folded.created_at,
+                value=parse_value(response_format, folded.text),
+                events=folded.events,
+                additional_properties=folded.additional_properties,
+            )
+
+        return finalize
+
+    async def _stream_updates(
+        self,
+        context: AgentContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+    ) -> AsyncGenerator[AgentResponseUpdate, None]:
+        observers = self._observers
+        run = context.run
+        if observers:
+            await observers.notify(
+                "on_run_start", RunStarted(run.run_id, self._name, tuple(context.messages))
+            )
+        lock = self._session_lock(context.session)
+        try:
+            if lock is not None:
+                await lock.acquire()
+            try:
+                prepared = await self._prepare(context, pipelines, config)
+                events: list[CustomEvent] = []
+                run._sink = events.append  # pyright: ignore[reportPrivateUsage]
+                name = self._name
+                async for update in drive(prepared.state):
+                    if events:
+                        for event in events:
+                            yield AgentResponseUpdate(event=event, agent_name=name)
+                        events.clear()
+                    yield _agent_update(update, name)
+                for event in events:
+                    yield AgentResponseUpdate(event=event, agent_name=name)
+                run._sink = None  # pyright: ignore[reportPrivateUsage]
+                response = await self._commit(context, prepared)
+            finally:
+                if lock is not None:
+                    lock.release()
+            final_view = AgentContext(
+                agent=context.agent,
+                messages=context.messages,
+                session=context.session,
+                instructions=context.instructions,
+                tools=context.tools,
+                options=context.options,
+                stream=True,
+                run=run,
+                return_directly=context.return_directly,
+                metadata=context.metadata,
+                result=response,
+            )
+            await self._after(final_view)
+        except BaseException as exc:
+            if observers:
+                await observers.notify("on_run_end", RunEnded(run.run_id, self._name, error=exc))
+            raise
+        if observers:
+            await observers.notify("on_run_end", RunEnded(run.run_id, self._name, response))
+
+    # -- composition ----------------------------------------------------------------
+
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> Any:
+        """This agent as a function tool of another agent.
+
+        The tool takes one ``task`` string, runs this agent on it in a fresh
+        session, and returns the answer's text. The inner run's usage is added to
+        the outer run's usage.
+        """
+        from agentcore._agent_tool import agent_as_tool
+
+        return agent_as_tool(self, name=name, description=description)
+
+
+def _agent_update(update: ChatResponseUpdate, agent_name: str | None) -> AgentResponseUpdate:
+    return AgentResponseUpdate(
+        contents=update.contents,
+        role=update.role,
+        author_name=update.author_name,
+        agent_name=agent_name,
+        response_id=update.response_id,
+        message_id=update.message_id,
+        finish_reason=update.finish_reason,
+        created_at=update.created_at,
+        additional_properties=update.additional_properties,
+    )
+
+
+def _check_unique_names(tools: Sequence[Any], where: str) -> None:
+    seen: set[str] = set()
+    for item in tools:
+        name = item.get("name") if isinstance(item, Mapping) else getattr(item, "name", None)
+        if not isinstance(name, str):
+            continue
+        if name in seen:
+            raise ValueError(
+                f"two tools named {name!r} in {where}; tool names must be unique — rename one "
+                "with @tool(name=...)"
+            )
+        seen.add(name)

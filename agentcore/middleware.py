@@ -1,0 +1,259 @@
+"""The middleware onion: one pipeline shape for the agent, chat and function scopes.
+
+A middleware is an object with ``async def process(context, call_next)`` or a
+plain ``async def (context, call_next)``. Work before ``await call_next()`` runs
+on the way in, work after it on the way out. Skipping ``call_next()``
+short-circuits (set ``context.result``); raising :class:`MiddlewareTermination`
+stops the chain and skips the post-processing of the layers outside; any other
+exception propagates to the caller.
+
+The scope of a middleware comes from :func:`agent_middleware` /
+:func:`chat_middleware` / :func:`function_middleware`, or else from the type
+hint of its context parameter. It is worked out once per function or class.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Literal, TypeAlias, TypeVar
+
+from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
+
+__all__ = [
+    "AgentMiddlewareFunction",
+    "CallNext",
+    "ChatMiddlewareFunction",
+    "FunctionMiddlewareFunction",
+    "Middleware",
+    "MiddlewareTermination",
+    "Scope",
+    "agent_middleware",
+    "chat_middleware",
+    "function_middleware",
+    "middleware_scope",
+]
+
+Scope: TypeAlias = Literal["agent", "chat", "function"]
+CallNext: TypeAlias = Callable[[], Awaitable[None]]
+AgentMiddlewareFunction: TypeAlias = Callable[[AgentContext, CallNext], Awaitable[None]]
+ChatMiddlewareFunction: TypeAlias = Callable[[ChatContext, CallNext], Awaitable[None]]
+FunctionMiddlewareFunction: TypeAlias = Callable[
+    [FunctionInvocationContext, CallNext], Awaitable[None]
+]
+Middleware: TypeAlias = (
+    AgentMiddlewareFunction | ChatMiddlewareFunction | FunctionMiddlewareFunction | object
+)
+"""A middleware of any scope: a function, or an object with a ``process`` method."""
+
+Handler = Callable[[Any, CallNext], Awaitable[None]]
+
+_SCOPE_ATTR = "__agentcore_middleware_scope__"
+_UNSET: Any = object()
+_CONTEXT_SCOPES: tuple[tuple[type[Any], Scope], ...] = (
+    (AgentContext, "agent"),
+    (ChatContext, "chat"),
+    (FunctionInvocationContext, "function"),
+)
+_class_scopes: dict[type[Any], Scope] = {}
+
+F = TypeVar("F")
+
+
+class MiddlewareTermination(Exception):
+    """Stop the middleware chain now.
+
+    The layers outside the one that raised skip their post-processing. With
+    ``result``, that value becomes ``context.result`` of the scope (converted to
+    the scope's result type: text or a message becomes a response). Raised in
+    function middleware, it also ends the tool loop without another model call.
+    """
+
+    def __init__(self, message: str = "", *, result: Any = _UNSET) -> None:
+        super().__init__(message)
+        self.message = message
+        self.result = result
+
+    @property
+    def has_result(self) -> bool:
+        """Whether a ``result`` was given."""
+        return self.result is not _UNSET
+
+
+def _mark(scope: Scope) -> Callable[[F], F]:
+    def decorate(middleware: F) -> F:
+        _handler_of(middleware)  # fail early on something that is not a middleware
+        if isinstance(middleware, type):
+            _class_scopes[middleware] = scope
+        else:
+            try:
+                setattr(middleware, _SCOPE_ATTR, scope)
+            except AttributeError:
+                raise TypeError(
+                    f"cannot mark {middleware!r} as {scope} middleware; decorate its class "
+                    "or a function instead"
+                ) from None
+        return middleware
+
+    return decorate
+
+
+def agent_middleware(middleware: F) -> F:
+    """Mark a function or class as agent middleware (around a whole run)."""
+    return _mark("agent")(middleware)
+
+
+def chat_middleware(middleware: F) -> F:
+    """Mark a function or class as chat middleware (around every model call)."""
+    return _mark("chat")(middleware)
+
+
+def function_middleware(middleware: F) -> F:
+    """Mark a function or class as function middleware (around every tool call)."""
+    return _mark("function")(middleware)
+
+
+def _handler_of(middleware: object) -> Handler:
+    process = getattr(middleware, "process", None)
+    if process is not None and not isinstance(middleware, type) and callable(process):
+        return typing.cast("Handler", process)
+    if inspect.iscoroutinefunction(middleware) or (
+        callable(middleware) and inspect.iscoroutinefunction(getattr(middleware, "__call__", None))
+    ):
+        return typing.cast("Handler", middleware)
+    if isinstance(middleware, type):
+        if callable(getattr(middleware, "process", None)):
+            return typing.cast("Handler", middleware.process)
+    raise TypeError(
+        f"{middleware!r} is not a middleware: give an object with "
+        "`async def process(self, context, call_next)` or an `async def (context, call_next)`"
+    )
+
+
+def _scope_from_hints(func: Callable[..., Any]) -> Scope | None:
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:
+        return None
+    try:
+        params = [p for p in inspect.signature(func).parameters.values() if p.name != "self"]
+    except (TypeError, ValueError):
+        return None
+    if not params:
+        return None
+    hint = hints.get(params[0].name)
+    if isinstance(hint, type):
+        for context_type, scope in _CONTEXT_SCOPES:
+            if issubclass(hint, context_type):
+                return scope
+    return None
+
+
+def middleware_scope(middleware: object) -> Scope:
+    """The scope of ``middleware``, from its decorator or its context type hint.
+
+    Raises ``TypeError`` naming the middleware when neither tells.
+    """
+    marked = getattr(middleware, _SCOPE_ATTR, None)
+    if marked is not None:
+        return typing.cast("Scope", marked)
+    cls = type(middleware)
+    cached = _class_scopes.get(cls)
+    if cached is not None:
+        return cached
+    handler = _handler_of(middleware)
+    func = getattr(handler, "__func__", handler)
+    scope = _scope_from_hints(func)
+    if scope is None:
+        raise TypeError(
+            f"cannot tell the scope of middleware {middleware!r}: annotate its context "
+            "parameter as AgentContext, ChatContext or FunctionInvocationContext, or "
+            "decorate it with @agent_middleware / @chat_middleware / @function_middleware"
+        )
+    if inspect.isfunction(middleware):
+        setattr(middleware, _SCOPE_ATTR, scope)
+    elif hasattr(middleware, "process"):
+        _class_scopes[cls] = scope
+    return scope
+
+
+class Pipelines:
+    """The handlers of each scope, in order (first = outermost)."""
+
+    __slots__ = ("agent", "chat", "function")
+
+    def __init__(
+        self,
+        agent: tuple[Handler, ...] = (),
+        chat: tuple[Handler, ...] = (),
+        function: tuple[Handler, ...] = (),
+    ) -> None:
+        self.agent = agent
+        self.chat = chat
+        self.function = function
+
+    @classmethod
+    def build(cls, middleware: Iterable[object]) -> Pipelines:
+        """Sort a mixed list into scopes, keeping order within each."""
+        scopes: dict[Scope, list[Handler]] = {"agent": [], "chat": [], "function": []}
+        for item in middleware:
+            scopes[middleware_scope(item)].append(_handler_of(item))
+        return cls(tuple(scopes["agent"]), tuple(scopes["chat"]), tuple(scopes["function"]))
+
+    def then(self, inner: Pipelines) -> Pipelines:
+        """These pipelines outside ``inner``'s (agent-level outside run-level)."""
+        if not (inner.agent or inner.chat or inner.function):
+            return self
+        return Pipelines(
+            self.agent + inner.agent, self.chat + inner.chat, self.function + inner.function
+        )
+
+
+class PipelineCache:
+    """Pipelines composed once per distinct middleware list (by identity), LRU-bounded."""
+
+    __slots__ = ("_entries", "_size")
+
+    def __init__(self, size: int = 64) -> None:
+        self._entries: OrderedDict[tuple[int, ...], tuple[Sequence[object], Pipelines]] = (
+            OrderedDict()
+        )
+        self._size = size
+
+    def get(self, base: Pipelines, middleware: Sequence[object]) -> Pipelines:
+        key = tuple(map(id, middleware))
+        entry = self._entries.get(key)
+        if entry is not None:
+            self._entries.move_to_end(key)
+            return entry[1]
+        pipelines = base.then(Pipelines.build(middleware))
+        # Keep the middleware objects alive so their ids cannot be reused meanwhile.
+        self._entries[key] = (tuple(middleware), pipelines)
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+        return pipelines
+
+
+async def run_pipeline(
+    handlers: tuple[Handler, ...],
+    context: Any,
+    final: Callable[[Any], Awaitable[None]],
+    on_termination: Callable[[Any, MiddlewareTermination], None],
+) -> None:
+    """Run ``handlers`` around ``final``; a termination ends the chain here."""
+    if not handlers:
+        await final(context)
+        return
+    count = len(handlers)
+
+    def step(index: int) -> Awaitable[None]:
+        if index == count:
+            return final(context)
+        return handlers[index](context, lambda: step(index + 1))
+
+    try:
+        await step(0)
+    except MiddlewareTermination as termination:
+        on_termination(context, termination)

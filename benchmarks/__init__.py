@@ -1,0 +1,1 @@
+"""Framework-overhead benchmarks: agentcore against a hand-written asyncio loop."""

@@ -1,0 +1,67 @@
+"""``python -m benchmarks``: print the overhead table (``--quick`` for a smoke pass)."""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import os
+
+from benchmarks.scenarios import (
+    Result,
+    concurrent_runs,
+    import_time,
+    plain_run,
+    stream_run,
+    tool_rounds,
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="few iterations: checks it runs")
+    args = parser.parse_args()
+    iterations, repeats, runs = (200, 1, 100) if args.quick else (5000, 5, 1000)
+    results: list[Result] = [
+        plain_run(iterations, repeats),
+        tool_rounds("one tool round", 1, 25.0, iterations, repeats),
+        tool_rounds("five parallel tools", 5, 95.0, iterations, repeats),
+        tool_rounds(
+            "one tool round, 3 no-op middleware per scope",
+            1,
+            36.0,
+            iterations,
+            repeats,
+            middleware=True,
+        ),
+        stream_run(iterations, repeats),
+        concurrent_runs(runs, repeats),
+        import_time(3 if args.quick else 7),
+    ]
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    header = f"| {'scenario':<48} | {'agentcore':>11} | {'by hand':>10} | {'ratio':>6} | {'budget':>9} | note"
+    print(header)
+    print(
+        "|"
+        + "-" * 50
+        + "|"
+        + "-" * 13
+        + "|"
+        + "-" * 12
+        + "|"
+        + "-" * 8
+        + "|"
+        + "-" * 11
+        + "|------"
+    )
+    for r in results:
+        budget = f"{r.budget_us:.0f} µs" if r.budget_us else "-"
+        print(
+            f"| {r.name:<48} | {r.agentcore_us:>8.1f} µs | {r.handwritten_us:>7.1f} µs "
+            f"| {r.ratio:>5.1f}x | {budget:>9} | {r.note}"
+        )
+
+
+if __name__ == "__main__":
+    main()

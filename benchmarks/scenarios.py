@@ -1,0 +1,278 @@
+"""The benchmark scenarios: each an agentcore run and its hand-written twin."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import attrs
+
+from agentcore import (
+    Agent,
+    AgentContext,
+    ChatContext,
+    ChatResponse,
+    FunctionCallContent,
+    FunctionInvocationContext,
+    FunctionResultContent,
+    Message,
+    tool,
+)
+from agentcore.middleware import CallNext
+from benchmarks.fakes import (
+    FakeModel,
+    calls_response,
+    lookup,
+    stream_updates,
+    text_response,
+)
+
+Runner = Callable[[], Awaitable[Any]]
+
+
+@attrs.frozen
+class Result:
+    name: str
+    agentcore_us: float
+    handwritten_us: float
+    budget_us: float | None
+    note: str = ""
+
+    @property
+    def ratio(self) -> float:
+        return self.agentcore_us / self.handwritten_us if self.handwritten_us else float("nan")
+
+
+def measure(run: Runner, iterations: int, repeats: int) -> float:
+    """Best-of-``repeats`` mean microseconds per call of ``run`` on asyncio."""
+
+    async def batch() -> float:
+        for _ in range(min(iterations, 50)):
+            await run()
+        start = time.perf_counter()
+        for _ in range(iterations):
+            await run()
+        return (time.perf_counter() - start) / iterations * 1e6
+
+    best = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        best = min(best, asyncio.run(batch()))
+    return best
+
+
+lookup_tool = tool(lookup)
+
+
+# -- hand-written twins ---------------------------------------------------------------
+
+
+async def handwritten_tool_rounds(model: FakeModel, user: str) -> str:
+    """What a developer writes by hand: call, run tools concurrently, call again."""
+    messages = [Message("user", user)]
+    while True:
+        response = await model.get_response(messages)
+        messages.extend(response.messages)
+        calls = [
+            c for m in response.messages for c in m.contents if isinstance(c, FunctionCallContent)
+        ]
+        if not calls:
+            return response.text
+        if len(calls) == 1:
+            results = [await lookup(**json.loads(str(calls[0].arguments)))]
+        else:
+            results = await asyncio.gather(*(lookup(**json.loads(str(c.arguments))) for c in calls))
+        messages.append(
+            Message(
+                "tool",
+                tuple(FunctionResultContent(c.call_id, r) for c, r in zip(calls, results)),
+            )
+        )
+
+
+async def handwritten_stream(model: FakeModel) -> str:
+    stream = model.get_response([Message("user", "go")], stream=True)
+    parts = [update.text async for update in stream]
+    final = await stream.get_final_response()
+    assert final.text == "".join(parts)
+    return final.text
+
+
+# -- no-op middleware ---------------------------------------------------------------
+
+
+class NoopAgent:
+    async def process(self, context: AgentContext, call_next: CallNext) -> None:
+        await call_next()
+
+
+class NoopChat:
+    async def process(self, context: ChatContext, call_next: CallNext) -> None:
+        await call_next()
+
+
+class NoopFunction:
+    async def process(self, context: FunctionInvocationContext, call_next: CallNext) -> None:
+        await call_next()
+
+
+class MapChat:
+    """A stream-transforming chat middleware that changes nothing."""
+
+    async def process(self, context: ChatContext, call_next: CallNext) -> None:
+        await call_next()
+        result = context.result
+        if context.stream and result is not None and not isinstance(result, ChatResponse):
+            context.result = result.map(lambda update: update)
+
+
+# -- scenarios ----------------------------------------------------------------------
+
+
+def plain_run(iterations: int, repeats: int) -> Result:
+    model = FakeModel([text_response()])
+    agent = Agent(model, "Be brief.")
+
+    async def framework() -> Any:
+        return await agent.run("hi")
+
+    async def by_hand() -> Any:
+        response = await model.get_response([Message("user", "hi")])
+        return response.text
+
+    return Result(
+        "plain run (1 model call)",
+        measure(framework, iterations, repeats),
+        measure(by_hand, iterations, repeats),
+        11.0,
+    )
+
+
+def tool_rounds(
+    name: str, calls: int, budget: float, iterations: int, repeats: int, middleware: bool = False
+) -> Result:
+    model = FakeModel([calls_response(calls), text_response()])
+    mw: list[object] = (
+        [NoopAgent(), NoopAgent(), NoopAgent(), NoopChat(), NoopChat(), NoopChat()]
+        + [NoopFunction(), NoopFunction(), NoopFunction()]
+        if middleware
+        else []
+    )
+    agent = Agent(model, "Be brief.", tools=[lookup_tool], middleware=mw)
+    hand_model = FakeModel([calls_response(calls), text_response()])
+
+    async def framework() -> Any:
+        return await agent.run("weather?")
+
+    async def by_hand() -> Any:
+        return await handwritten_tool_rounds(hand_model, "weather?")
+
+    return Result(
+        name, measure(framework, iterations, repeats), measure(by_hand, iterations, repeats), budget
+    )
+
+
+def stream_run(iterations: int, repeats: int) -> Result:
+    chunks = 200
+    model = FakeModel([text_response()], stream_updates(chunks))
+    agent = Agent(model, middleware=[MapChat(), MapChat(), MapChat()])
+
+    async def framework() -> Any:
+        stream = agent.run("go", stream=True)
+        parts = [update.text async for update in stream]
+        final = await stream.get_final_response()
+        assert final.text == "".join(parts)
+        return final
+
+    async def by_hand() -> Any:
+        return await handwritten_stream(model)
+
+    result = Result(
+        f"{chunks}-chunk stream, 3 mapping chat middleware",
+        measure(framework, max(iterations // 20, 20), repeats),
+        measure(by_hand, max(iterations // 20, 20), repeats),
+        260.0,
+    )
+    per_chunk = result.agentcore_us / chunks
+    return attrs.evolve(result, note=f"{per_chunk:.2f} µs/chunk (budget 1.3)")
+
+
+def concurrent_runs(runs: int, repeats: int) -> Result:
+    model = FakeModel([calls_response(1), text_response()])
+    agent = Agent(model, "Be brief.", tools=[lookup_tool])
+
+    async def framework_batch() -> None:
+        async def one(i: int) -> None:
+            session = agent.create_session()
+            await agent.run(f"weather {i}?", session=session)
+
+        await asyncio.gather(*(one(i) for i in range(runs)))
+
+    async def hand_batch() -> None:
+        hand_model = FakeModel([calls_response(1), text_response()])
+        await asyncio.gather(*(handwritten_tool_rounds(hand_model, "w") for _ in range(runs)))
+
+    def timed(batch: Callable[[], Awaitable[None]]) -> float:
+        best = float("inf")
+        for _ in range(repeats):
+            gc.collect()
+            start = time.perf_counter()
+            asyncio.run(batch())  # type: ignore[arg-type]  # a coroutine factory's result
+            best = min(best, (time.perf_counter() - start) / runs * 1e6)
+        return best
+
+    framework_us = timed(framework_batch)
+    hand_us = timed(hand_batch)
+    gc.collect()
+    tracemalloc.start()
+    baseline = tracemalloc.get_traced_memory()[0]
+    asyncio.run(framework_batch())
+    peak = tracemalloc.get_traced_memory()[1]
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    growth = (peak - baseline) / 2**20
+    retained = (after - baseline) / 2**20
+    return Result(
+        f"{runs} concurrent one-tool-round runs",
+        framework_us,
+        hand_us,
+        36.0,
+        note=f"peak growth {growth:.2f} MiB (budget 5), retained {retained:.2f} MiB",
+    )
+
+
+def import_time(repeats: int) -> Result:
+    code = (
+        "import time; t = time.perf_counter(); from agentcore import Agent, tool; "
+        "print((time.perf_counter() - t) * 1e6)"
+    )
+    floor_code = (
+        "import time; t = time.perf_counter(); import asyncio, json, dataclasses; "
+        "print((time.perf_counter() - t) * 1e6)"
+    )
+
+    def best(source: str) -> float:
+        return min(
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", source], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            for _ in range(repeats)
+        )
+
+    return Result(
+        "import `from agentcore import Agent, tool`",
+        best(code),
+        best(floor_code),
+        60_000.0,
+        note="floor: import asyncio, json, dataclasses",
+    )
