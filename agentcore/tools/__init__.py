@@ -1,0 +1,26 @@
+"""Function tools: Python functions the model can call.
+
+``@tool`` (or ``FunctionTool(func)``) reads the function's signature, type hints
+and docstring into a JSON schema, validates the model's arguments with cattrs,
+injects ``ToolContext`` parameters, and runs sync functions in worker threads.
+
+Supported parameter types: ``str``, ``int``, ``float``, ``bool``, ``None``, ``Any``;
+``list`` / ``Sequence`` / ``tuple`` / ``set`` / ``frozenset`` of them; ``dict[str, X]``;
+unions and ``Optional``; ``Literal``; ``Enum``; attrs classes, dataclasses and
+``TypedDict`` (nested, written inline); pydantic models (when pydantic is installed,
+recognised by shape); ``Annotated[X, "description"]``.
+"""
+
+from agentcore.tools._context import ToolContext
+from agentcore.tools._errors import ToolArgumentsError
+from agentcore.tools._function_tool import ApprovalMode, FunctionTool, tool
+from agentcore.tools._normalize import normalize_tools
+
+__all__ = [
+    "ApprovalMode",
+    "FunctionTool",
+    "ToolArgumentsError",
+    "ToolContext",
+    "normalize_tools",
+    "tool",
+]
