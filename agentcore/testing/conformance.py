@@ -1,0 +1,366 @@
+"""A conformance suite for chat-client adapters.
+
+A provider author points it at an adapter by writing a *harness*: an object that
+builds the adapter and, for each scenario the kit asks for, makes the next request
+receive the scenario's answer in the provider's wire format (usually from a local
+HTTP server the harness starts). Then::
+
+    from agentcore.testing.conformance import ChatClientConformance
+
+    class TestMyAdapter(ChatClientConformance):
+        @pytest.fixture
+        def harness(self) -> Iterator[MyHarness]:
+            with MyHarness() as harness:
+                yield harness
+
+pytest collects the inherited tests: protocol conformance; a text answer; one and
+several tool calls; streamed arguments; stream fold equals the non-streamed
+response; usage present and equal in both modes; finish reasons; error mapping to
+the taxonomy; cancellation closes the stream; the history an agent sends stays
+valid. Every test runs streaming and non-streaming, on asyncio and trio.
+
+This module imports pytest; import it only from tests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import anyio
+import attrs
+import pytest
+
+from agentcore._contents import FunctionCallContent, FunctionResultContent, TextContent
+from agentcore._messages import Message
+from agentcore._responses import ChatResponse, ChatResponseUpdate
+from agentcore._usage import Usage
+from agentcore.errors import (
+    AuthenticationError,
+    ChatClientError,
+    ContextLengthExceededError,
+    InvalidRequestError,
+    ModelNotFoundError,
+    RateLimitedError,
+    TransientError,
+)
+from agentcore.protocols import SupportsGetResponse
+
+__all__ = [
+    "ChatClientConformance",
+    "ConformanceHarness",
+    "ErrorKind",
+    "Scenario",
+    "standard_scenarios",
+]
+
+ErrorKind = Literal[
+    "authentication",
+    "rate_limited",
+    "context_length",
+    "invalid_request",
+    "model_not_found",
+    "transient",
+]
+
+ERROR_CLASSES: dict[ErrorKind, type[ChatClientError]] = {
+    "authentication": AuthenticationError,
+    "rate_limited": RateLimitedError,
+    "context_length": ContextLengthExceededError,
+    "invalid_request": InvalidRequestError,
+    "model_not_found": ModelNotFoundError,
+    "transient": TransientError,
+}
+
+
+@attrs.frozen
+class Scenario:
+    """One scripted exchange.
+
+    ``response`` is what the adapter must produce (the harness encodes it in the
+    wire format: text, function calls with their ids, usage, finish reason,
+    response id and model). ``error`` asks the harness to fail the request the
+    way the provider does for that kind (``retry_after`` seconds for rate limits).
+    ``chunks`` asks for a long stream (used by the cancellation test).
+    """
+
+    name: str
+    response: ChatResponse[Any] | None = None
+    error: ErrorKind | None = None
+    retry_after: float | None = None
+    chunks: int = 0
+
+
+@runtime_checkable
+class ConformanceHarness(Protocol):
+    """What a provider author implements to run the kit against an adapter."""
+
+    def client(self) -> SupportsGetResponse[Any]:
+        """The adapter under test, pointed at the harness's server."""
+        ...
+
+    def serve(self, scenario: Scenario, *, stream: bool) -> None:
+        """Make the next request receive ``scenario`` in the wire format."""
+        ...
+
+    def connection_closed(self, timeout: float) -> bool:
+        """Whether the server saw the client hang up (wait up to ``timeout`` seconds)."""
+        ...
+
+    def sent_call_ids(self, request_index: int) -> tuple[set[str], set[str]]:
+        """Call ids of the function calls and of the results in a sent request."""
+        ...
+
+
+def _assistant(*contents: Any) -> Message:
+    return Message("assistant", contents)
+
+
+def standard_scenarios() -> dict[str, Scenario]:
+    """The scenarios the kit runs, by name."""
+    usage = Usage(input_tokens=12, output_tokens=7, total_tokens=19)
+    long_args = json.dumps({"query": "x" * 300, "limit": 5, "filters": ["a", "b", "c"]})
+    return {
+        "text": Scenario(
+            "text",
+            ChatResponse(
+                messages=(_assistant(TextContent("Hello from the conformance kit.")),),
+                response_id="resp_text",
+                model="conformance-model",
+                finish_reason="stop",
+                usage=usage,
+            ),
+        ),
+        "length": Scenario(
+            "length",
+            ChatResponse(
+                messages=(_assistant(TextContent("Cut short")),),
+                response_id="resp_length",
+                model="conformance-model",
+                finish_reason="length",
+                usage=usage,
+            ),
+        ),
+        "one_call": Scenario(
+            "one_call",
+            ChatResponse(
+                messages=(
+                    _assistant(FunctionCallContent("call_a", "get_weather", '{"city": "Paris"}')),
+                ),
+                response_id="resp_call",
+                model="conformance-model",
+                finish_reason="tool_calls",
+                usage=usage,
+            ),
+        ),
+        "parallel_calls": Scenario(
+            "parallel_calls",
+            ChatResponse(
+                messages=(
+                    _assistant(
+                        FunctionCallContent("call_a", "get_weather", '{"city": "Paris"}'),
+                        FunctionCallContent("call_b", "get_weather", '{"city": "Oslo"}'),
+                        FunctionCallContent("call_c", "get_time", '{"zone": "UTC"}'),
+                    ),
+                ),
+                response_id="resp_parallel",
+                model="conformance-model",
+                finish_reason="tool_calls",
+                usage=usage,
+            ),
+        ),
+        "long_arguments": Scenario(
+            "long_arguments",
+            ChatResponse(
+                messages=(_assistant(FunctionCallContent("call_long", "search", long_args)),),
+                response_id="resp_long",
+                model="conformance-model",
+                finish_reason="tool_calls",
+                usage=usage,
+            ),
+        ),
+        "after_tool": Scenario(
+            "after_tool",
+            ChatResponse(
+                messages=(_assistant(TextContent("It is sunny in Paris.")),),
+                response_id="resp_after",
+                model="conformance-model",
+                finish_reason="stop",
+                usage=usage,
+            ),
+        ),
+        "long_stream": Scenario(
+            "long_stream",
+            ChatResponse(
+                messages=(_assistant(TextContent("word " * 400)),),
+                response_id="resp_stream",
+                model="conformance-model",
+                finish_reason="stop",
+                usage=usage,
+            ),
+            chunks=400,
+        ),
+    }
+
+
+async def _ask(
+    client: SupportsGetResponse[Any], stream: bool
+) -> tuple[ChatResponse[Any], list[ChatResponseUpdate]]:
+    messages = [Message("user", "conformance check")]
+    if not stream:
+        return await client.get_response(messages), []
+    response_stream = client.get_response(messages, stream=True)
+    updates = [update async for update in response_stream]
+    return await response_stream.get_final_response(), updates
+
+
+def _calls(response: ChatResponse[Any]) -> list[FunctionCallContent]:
+    return [c for m in response.messages for c in m.contents if isinstance(c, FunctionCallContent)]
+
+
+def _same_call(actual: FunctionCallContent, expected: FunctionCallContent) -> None:
+    assert actual.call_id == expected.call_id, f"call id {actual.call_id!r} != {expected.call_id!r}"
+    assert actual.name == expected.name, f"call name {actual.name!r} != {expected.name!r}"
+    assert actual.parse_arguments() == expected.parse_arguments(), (
+        f"arguments of {expected.name} differ: {actual.arguments!r}"
+    )
+
+
+def _matches(actual: ChatResponse[Any], expected: ChatResponse[Any]) -> None:
+    assert actual.text == expected.text, f"text {actual.text!r} != {expected.text!r}"
+    actual_calls, expected_calls = _calls(actual), _calls(expected)
+    assert len(actual_calls) == len(expected_calls), (
+        f"{len(actual_calls)} function calls, expected {len(expected_calls)}"
+    )
+    for got, want in zip(actual_calls, expected_calls, strict=True):
+        _same_call(got, want)
+    assert actual.finish_reason == expected.finish_reason, (
+        f"finish_reason {actual.finish_reason!r} != {expected.finish_reason!r}"
+    )
+    assert actual.usage is not None, "the adapter reported no usage"
+    if expected.usage is not None:
+        assert actual.usage.input_tokens == expected.usage.input_tokens, "input tokens differ"
+        assert actual.usage.output_tokens == expected.usage.output_tokens, "output tokens differ"
+
+
+STREAM_MODES = [pytest.param(False, id="non-streaming"), pytest.param(True, id="streaming")]
+
+
+class ChatClientConformance:
+    """Inherit in a test class and provide a ``harness`` fixture (see the module doc)."""
+
+    scenarios: dict[str, Scenario] = standard_scenarios()
+
+    @pytest.fixture(params=["asyncio", "trio"])
+    def anyio_backend(self, request: pytest.FixtureRequest) -> str:
+        return str(request.param)
+
+    def test_satisfies_the_chat_client_protocol(self, harness: ConformanceHarness) -> None:
+        assert isinstance(harness.client(), SupportsGetResponse)
+
+    def _serve(self, harness: ConformanceHarness, name: str, stream: bool) -> Scenario:
+        scenario = self.scenarios[name]
+        harness.serve(scenario, stream=stream)
+        return scenario
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("stream", STREAM_MODES)
+    @pytest.mark.parametrize(
+        "name", ["text", "length", "one_call", "parallel_calls", "long_arguments"]
+    )
+    async def test_response_matches_the_scenario(
+        self, harness: ConformanceHarness, name: str, stream: bool
+    ) -> None:
+        scenario = self._serve(harness, name, stream)
+        assert scenario.response is not None
+        response, _ = await _ask(harness.client(), stream)
+        _matches(response, scenario.response)
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("name", ["text", "one_call", "parallel_calls", "long_arguments"])
+    async def test_stream_fold_equals_the_non_streamed_response(
+        self, harness: ConformanceHarness, name: str
+    ) -> None:
+        client = harness.client()
+        self._serve(harness, name, False)
+        plain, _ = await _ask(client, False)
+        self._serve(harness, name, True)
+        streamed, updates = await _ask(client, True)
+        assert ChatResponse.from_updates(updates) == streamed, "final response != fold of updates"
+        assert streamed.messages == plain.messages
+        assert streamed.usage == plain.usage, f"usage differs: {streamed.usage} vs {plain.usage}"
+        assert streamed.finish_reason == plain.finish_reason
+
+    @pytest.mark.anyio
+    async def test_streamed_arguments_arrive_in_pieces_that_join(
+        self, harness: ConformanceHarness
+    ) -> None:
+        self._serve(harness, "long_arguments", True)
+        _, updates = await _ask(harness.client(), True)
+        pieces = [c for u in updates for c in u.contents if isinstance(c, FunctionCallContent)]
+        assert len(pieces) > 1, "long arguments should stream in more than one piece"
+        assert len({p.call_id for p in pieces}) == 1, "all pieces of one call share its call_id"
+        assert pieces[0].name == "search", "the first piece carries the function name"
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("stream", STREAM_MODES)
+    @pytest.mark.parametrize("kind", list(ERROR_CLASSES))
+    async def test_errors_map_to_the_taxonomy(
+        self, harness: ConformanceHarness, kind: ErrorKind, stream: bool
+    ) -> None:
+        retry_after = 7.0 if kind == "rate_limited" else None
+        harness.serve(Scenario(f"error_{kind}", error=kind, retry_after=retry_after), stream=stream)
+        expected = ERROR_CLASSES[kind]
+        with pytest.raises(expected) as caught:
+            await _ask(harness.client(), stream)
+        error = caught.value
+        assert error.__cause__ is not None, "the provider's exception must be chained"
+        assert error.retryable == expected.retryable
+        if retry_after is not None:
+            assert error.retry_after == pytest.approx(retry_after)
+
+    @pytest.mark.anyio
+    async def test_leaving_a_stream_early_closes_the_connection(
+        self, harness: ConformanceHarness
+    ) -> None:
+        self._serve(harness, "long_stream", True)
+        stream = harness.client().get_response([Message("user", "go")], stream=True)
+        async for _ in stream:
+            break
+        await stream.aclose()
+        closed = await anyio.to_thread.run_sync(harness.connection_closed, 5.0)
+        assert closed, "the server did not see the connection close after aclose()"
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("stream", STREAM_MODES)
+    async def test_an_agent_sends_a_valid_history_after_a_tool_round(
+        self, harness: ConformanceHarness, stream: bool
+    ) -> None:
+        from agentcore import Agent, tool
+
+        @tool
+        def get_weather(city: str) -> str:
+            """Weather for a city."""
+            return f"sunny in {city}"
+
+        self._serve(harness, "one_call", stream)
+        self._serve(harness, "after_tool", stream)
+        agent = Agent(harness.client(), "Answer briefly.", tools=[get_weather])
+        if stream:
+            response = await agent.run("weather?", stream=True).get_final_response()
+        else:
+            response = await agent.run("weather?")
+        assert response.text == "It is sunny in Paris."
+        results = [
+            c for m in response.messages for c in m.contents if isinstance(c, FunctionResultContent)
+        ]
+        assert [r.result for r in results] == ["sunny in Paris"]
+        calls, answered = harness.sent_call_ids(1)
+        assert calls == {"call_a"}, f"the second request should repeat the call, sent {calls}"
+        assert answered == calls, f"every call needs its result; sent results for {answered}"
+
+
+def scenario_names(scenarios: Sequence[Scenario]) -> list[str]:
+    """Names of scenarios (for parametrizing an author's own extra tests)."""
+    return [s.name for s in scenarios]

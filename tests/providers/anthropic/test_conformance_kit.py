@@ -1,0 +1,112 @@
+"""agentcore's adapter conformance kit, run against AnthropicChatClient over the wire."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+
+from agentcore import ChatResponse, FunctionCallContent, TextContent
+from agentcore.testing.conformance import ChatClientConformance, ConformanceHarness, Scenario
+from providers.anthropic import AnthropicChatClient
+from tests.providers.anthropic.fixtures import error_body, message, sse_events, text, tool_use
+from tests.providers.anthropic.replies import MESSAGES, QuickWireServer, json_reply
+from tests.providers.wire_server import Reply
+
+_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+_ERRORS: dict[str, tuple[int, str, str]] = {
+    "authentication": (401, "authentication_error", "invalid x-api-key"),
+    "rate_limited": (429, "rate_limit_error", "Number of request tokens has exceeded your limit"),
+    "context_length": (400, "invalid_request_error", "prompt is too long: 210000 tokens"),
+    "invalid_request": (400, "invalid_request_error", "messages: roles must alternate"),
+    "model_not_found": (404, "not_found_error", "model: conformance-model"),
+    "transient": (529, "overloaded_error", "Overloaded"),
+}
+
+
+def _wire_message(response: ChatResponse[Any]) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = []
+    for content in response.messages[0].contents:
+        if isinstance(content, TextContent):
+            blocks.append(text(content.text))
+        elif isinstance(content, FunctionCallContent):
+            blocks.append(tool_use(content.call_id, content.name, content.parse_arguments()))
+    usage = response.usage
+    assert usage is not None
+    return message(
+        *blocks,
+        stop_reason=_STOP_REASONS[response.finish_reason or "stop"],
+        message_id=response.response_id or "msg_conformance",
+        model=response.model or "conformance-model",
+        usage_={"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+    )
+
+
+class AnthropicHarness:
+    """Serves the kit's scenarios as Messages API JSON and SSE from a local server."""
+
+    def __init__(self) -> None:
+        self.server = QuickWireServer().start()
+        # No kept-alive connections: nothing is left open when a test ends.
+        http = httpx2.AsyncClient(limits=httpx2.Limits(max_keepalive_connections=0))
+        sdk = anthropic.AsyncAnthropic(
+            api_key="sk-ant-test", base_url=self.server.base_url, max_retries=0, http_client=http
+        )
+        self._client = AnthropicChatClient("conformance-model", client=sdk)
+
+    def client(self) -> AnthropicChatClient:
+        return self._client
+
+    def serve(self, scenario: Scenario, *, stream: bool) -> None:
+        if scenario.error is not None:
+            status, kind, detail = _ERRORS[scenario.error]
+            headers = {"retry-after": str(scenario.retry_after)} if scenario.retry_after else None
+            self.server.add(
+                "POST", MESSAGES, json_reply(error_body(kind, detail), status, headers=headers)
+            )
+            return
+        assert scenario.response is not None
+        wire = _wire_message(scenario.response)
+        if not stream:
+            self.server.add("POST", MESSAGES, json_reply(wire))
+        elif scenario.chunks:
+            events = sse_events(wire, piece=5)
+            self.server.add("POST", MESSAGES, Reply(sse=events, chunk_size=32, delay=0.002))
+        else:
+            self.server.add("POST", MESSAGES, Reply(sse=sse_events(wire, piece=7)))
+
+    def connection_closed(self, timeout: float) -> bool:
+        return self.server.disconnected.wait(timeout)
+
+    def sent_call_ids(self, request_index: int) -> tuple[set[str], set[str]]:
+        body = json.loads(self.server.requests[request_index].body)
+        blocks = [b for m in body["messages"] for b in m["content"]]
+        calls = {b["id"] for b in blocks if b["type"] == "tool_use"}
+        results = {b["tool_use_id"] for b in blocks if b["type"] == "tool_result"}
+        return calls, results
+
+    def close(self) -> None:
+        self.server.stop()
+
+
+class TestAnthropicConformance(ChatClientConformance):
+    @pytest.fixture
+    def harness(self) -> Iterator[ConformanceHarness]:
+        harness = AnthropicHarness()
+        yield harness
+        harness.close()
+
+    # Abandoning a stream leaves async generators to the garbage collector (the
+    # kernel's ResponseStream iterator after `break`, and httpcore2's pool stream,
+    # which httpx2 does not close); trio warns about each. The kit checks the
+    # connection closes, which it does.
+    @pytest.mark.anyio
+    @pytest.mark.filterwarnings("ignore:Async generator .* was garbage collected:ResourceWarning")
+    async def test_leaving_a_stream_early_closes_the_connection(
+        self, harness: ConformanceHarness
+    ) -> None:
+        await super().test_leaving_a_stream_early_closes_the_connection(harness)
