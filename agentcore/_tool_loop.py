@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import anyio
 import attrs
@@ -51,7 +51,9 @@ _NO_OBSERVERS = ObserverSet()
 
 
 def _at_least(minimum: int) -> Any:
-    def check(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    def check(_instance: object, attribute: attrs.Attribute[int], value: object) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{attribute.name} must be an int, got {value!r}")
         if value < minimum:
             raise ValueError(f"{attribute.name} must be at least {minimum}, got {value}")
 
@@ -59,10 +61,43 @@ def _at_least(minimum: int) -> Any:
 
 
 def _optional_positive(
-    _instance: object, attribute: attrs.Attribute[int | None], value: int | None
+    _instance: object, attribute: attrs.Attribute[int | None], value: object
 ) -> None:
-    if value is not None and value < 1:
+    if value is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{attribute.name} must be None (unlimited) or an int, got {value!r}")
+    if value < 1:
         raise ValueError(f"{attribute.name} must be None (unlimited) or at least 1, got {value}")
+
+
+def _flag(_instance: object, attribute: attrs.Attribute[bool], value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{attribute.name} must be True or False, got {value!r}")
+
+
+def _tool_name(item: object) -> str | None:
+    if isinstance(item, Mapping):
+        name: object = cast("Mapping[str, object]", item).get("name")
+    else:
+        name = getattr(item, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _declared_tools(value: Any) -> tuple[Any, ...]:
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(
+            f"additional_tools must be a list of tools (FunctionTool or a provider tool dict "
+            f"with a 'name'), got {value!r}"
+        )
+    tools = tuple(value)
+    for item in tools:
+        if _tool_name(item) is None:
+            raise TypeError(
+                f"additional_tools holds {item!r}, which has no name; the loop recognises "
+                f"calls to these tools by name"
+            )
+    return tools
 
 
 @attrs.frozen(kw_only=True)
@@ -71,15 +106,16 @@ class FunctionInvocationConfiguration:
 
     ``additional_tools`` are declared to the model but not run here: a call to
     one ends the run with the call pending for the caller. ``max_concurrency``
-    bounds parallel tool calls of one turn (``None``: unlimited).
+    bounds parallel tool calls of one turn (``None``: unlimited). A wrongly typed
+    setting raises ``TypeError`` and an out-of-range one ``ValueError``, at once.
     """
 
-    enabled: bool = True
+    enabled: bool = attrs.field(default=True, validator=_flag)
     max_iterations: int = attrs.field(default=40, validator=_at_least(1))
     max_consecutive_errors_per_request: int = attrs.field(default=3, validator=_at_least(1))
-    terminate_on_unknown_calls: bool = False
-    additional_tools: tuple[Any, ...] = attrs.field(default=(), converter=tuple)
-    include_detailed_errors: bool = False
+    terminate_on_unknown_calls: bool = attrs.field(default=False, validator=_flag)
+    additional_tools: tuple[Any, ...] = attrs.field(default=(), converter=_declared_tools)
+    include_detailed_errors: bool = attrs.field(default=False, validator=_flag)
     max_concurrency: int | None = attrs.field(default=None, validator=_optional_positive)
 
 
@@ -110,6 +146,7 @@ class LoopState:
         "pipelines",
         "produced",
         "responses",
+        "resumed",
         "return_directly",
         "run",
         "stream",
@@ -145,6 +182,9 @@ class LoopState:
         self.pending = pending
         self.decisions = decisions
         self.paused: PendingApprovals | None = None
+        # The results of a resumed batch: they belong right after the calls, before
+        # this run's input (which may hold a new user message).
+        self.resumed: Message | None = None
         self.terminated = False
         self.invocations: dict[str, int] = {}
         self.function_tools: dict[str, FunctionTool[..., Any]] = {}
@@ -195,7 +235,7 @@ def _result_value(value: Any) -> Any:
     """A tool's return value in a form that survives JSON (what the model will see)."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    if attrs.has(type(value)):
+    if attrs.has(type(cast("object", value))):
         return attrs.asdict(value)
     dump = getattr(value, "model_dump", None)
     if callable(dump):
@@ -225,36 +265,111 @@ def _function_calls(response: ChatResponse[Any]) -> list[FunctionCallContent]:
     ]
 
 
-def _patch_dangling_calls(transcript: list[Message]) -> None:
-    """Give every call without a result an error result, so the history is valid."""
-    answered = {
-        c.call_id for m in transcript for c in m.contents if isinstance(c, FunctionResultContent)
-    }
-    for position in range(len(transcript) - 1, -1, -1):
-        message = transcript[position]
-        if message.role != "assistant":
+def _missing_result(call_id: str) -> FunctionResultContent:
+    return FunctionResultContent(
+        call_id, result="No result was provided for this call.", error="missing result"
+    )
+
+
+def _needs_repair(transcript: list[Message]) -> bool:
+    """Whether some results are missing, out of place or repeated."""
+    block: set[str] | None = None  # the calls of the turn the tool messages follow
+    waiting: set[str] = set()
+    for message in transcript:
+        if message.role == "tool":
+            if block is None:
+                return True
+            for content in message.contents:
+                if isinstance(content, FunctionResultContent):
+                    if content.call_id not in waiting:
+                        return True
+                    waiting.discard(content.call_id)
             continue
-        missing = [
+        if waiting:
+            return True
+        block = None
+        if message.role == "assistant":
+            called = {c.call_id for c in message.contents if isinstance(c, FunctionCallContent)}
+            if called:
+                block, waiting = called, set(called)
+    return bool(waiting)
+
+
+def _repair_history(transcript: list[Message]) -> None:
+    """Put every call's result in the tool messages right after its assistant turn.
+
+    A result that arrived later (a caller's answer after a new user message) moves
+    up; a call without one gets an error result; a second result for a call is
+    dropped. Providers reject any other shape.
+    """
+    if not _needs_repair(transcript):
+        return
+    found: dict[str, FunctionResultContent] = {}
+    for message in transcript:
+        if message.role == "tool":
+            for content in message.contents:
+                if isinstance(content, FunctionResultContent):
+                    found.setdefault(content.call_id, content)
+    placed: set[str] = set()
+    repaired: list[Message] = []
+
+    def keep(message: Message) -> None:
+        contents = tuple(
             c
             for c in message.contents
-            if isinstance(c, FunctionCallContent) and c.call_id not in answered
-        ]
+            if not (isinstance(c, FunctionResultContent) and c.call_id in placed)
+        )
+        placed.update(c.call_id for c in contents if isinstance(c, FunctionResultContent))
+        if len(contents) == len(message.contents):
+            repaired.append(message)
+        elif contents:
+            repaired.append(attrs.evolve(message, contents=contents))
+
+    position, count = 0, len(transcript)
+    while position < count:
+        message = transcript[position]
+        position += 1
+        if message.role == "tool":
+            keep(message)
+            continue
+        repaired.append(message)
+        if message.role != "assistant":
+            continue
+        called = [c.call_id for c in message.contents if isinstance(c, FunctionCallContent)]
+        if not called:
+            continue
+        while position < count and transcript[position].role == "tool":
+            keep(transcript[position])
+            position += 1
+        missing = [cid for cid in called if cid not in placed]
         if missing:
-            transcript.insert(
-                position + 1,
-                Message(
-                    "tool",
-                    tuple(
-                        FunctionResultContent(
-                            c.call_id,
-                            result="No result was provided for this call.",
-                            error="missing result",
-                        )
-                        for c in missing
-                    ),
-                ),
+            repaired.append(
+                Message("tool", tuple(found.get(cid) or _missing_result(cid) for cid in missing))
             )
-            answered.update(c.call_id for c in missing)
+            placed.update(missing)
+    transcript[:] = repaired
+
+
+def _place_results(
+    state: LoopState, calls: Sequence[FunctionCallContent], message: Message
+) -> None:
+    """Add the results of a resumed batch right after the turn that made the calls."""
+    transcript = state.transcript
+    ids = {c.call_id for c in calls}
+    for position in range(len(transcript) - 1, -1, -1):
+        turn = transcript[position]
+        if turn.role == "assistant" and any(
+            isinstance(c, FunctionCallContent) and c.call_id in ids for c in turn.contents
+        ):
+            position += 1
+            while position < len(transcript) and transcript[position].role == "tool":
+                position += 1
+            transcript.insert(position, message)
+            return
+    if not state.options.get("conversation_id"):
+        # No stored history holds the calls (and no service keeps it): restate them.
+        transcript.append(Message("assistant", tuple(calls)))
+    transcript.append(message)
 
 
 def _to_chat_response(value: Any) -> ChatResponse[Any]:
@@ -411,18 +526,32 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
     tool_choice = options.get("tool_choice")
     required = tool_choice == "required" or isinstance(tool_choice, Mapping)
 
-    _patch_dangling_calls(state.transcript)
     if state.pending is not None:
         resumed = await _resume(state, state.pending, state.decisions)
-        if state.stream:
-            if resumed is not None:
-                extra = _take_extra_usage(state)
-                tail = (UsageContent(extra),) if extra is not None else ()
-                yield ChatResponseUpdate(contents=(*resumed.contents, *tail), role="tool")
-            elif state.paused is not None:
+        if resumed is None:
+            if state.stream and state.paused is not None:
                 yield ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
-        if state.paused is not None or state.terminated:
             return
+        calls, outcomes, left_to_caller = resumed
+        tool_message = Message("tool", tuple(o.content for o in outcomes))
+        _place_results(state, state.pending.calls, tool_message)
+        state.resumed = tool_message
+        state.produced.append(tool_message)
+        if state.stream:
+            extra = _take_extra_usage(state)
+            tail = (UsageContent(extra),) if extra is not None else ()
+            yield ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool")
+        direct = _return_directly_answer(state, calls, outcomes)
+        if direct is not None:
+            answer = Message("assistant", (TextContent(direct),))
+            state.produced.append(answer)
+            if state.stream:
+                yield ChatResponseUpdate(contents=answer.contents, role="assistant")
+            return
+        state.terminated = any(o.terminated for o in outcomes)
+        if state.terminated or left_to_caller:
+            return
+    _repair_history(state.transcript)
 
     iterations = 0
     error_batches = 0
@@ -499,7 +628,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
                 yield ChatResponseUpdate(contents=answer.contents, role="assistant")
             return
         if any(o.terminated for o in outcomes) or required or declared_only:
-            state.terminated = state.terminated or any(o.terminated for o in outcomes)
+            state.terminated = any(o.terminated for o in outcomes)
             return
         error_batches = error_batches + 1 if any(o.errored for o in outcomes) else 0
 
@@ -518,12 +647,7 @@ def _declared_only_names(state: LoopState) -> set[str]:
     """Names of tools declared to the model but not run here (``additional_tools``)."""
     if not state.config.additional_tools:
         return set()
-    names: set[str] = set()
-    for item in state.config.additional_tools:
-        name = item.get("name") if isinstance(item, Mapping) else getattr(item, "name", None)
-        if isinstance(name, str):
-            names.add(name)
-    return names
+    return {name for item in state.config.additional_tools if (name := _tool_name(item))}
 
 
 def _attach_requests(state: LoopState, requests: list[FunctionApprovalRequestContent]) -> None:
@@ -536,7 +660,7 @@ def _attach_requests(state: LoopState, requests: list[FunctionApprovalRequestCon
 def _return_directly_answer(
     state: LoopState, calls: list[FunctionCallContent], outcomes: list[_Outcome]
 ) -> str | None:
-    for call, outcome in zip(calls, outcomes):
+    for call, outcome in zip(calls, outcomes, strict=True):
         tool = state.function_tools.get(call.name)
         if tool is None or outcome.errored:
             continue
@@ -549,8 +673,12 @@ async def _resume(
     state: LoopState,
     pending: PendingApprovals,
     decisions: Sequence[FunctionApprovalResponseContent],
-) -> Message | None:
-    """Run (or reject) the calls of a paused batch once every decision is in."""
+) -> tuple[list[FunctionCallContent], list[_Outcome], bool] | None:
+    """Run (or reject) the calls of a paused batch once every decision is in.
+
+    Returns the calls answered, their outcomes in call order, and whether calls to
+    ``additional_tools`` are left for the caller; ``None`` while still waiting.
+    """
     by_id = {r.id: r for r in pending.requests}
     verdicts: dict[str, FunctionApprovalResponseContent] = {}
     for decision in decisions:
@@ -566,23 +694,21 @@ async def _resume(
         )
         state.produced.append(Message("assistant", tuple(state.paused.requests)))
         return None
-    rejected = {cid: v for cid, v in verdicts.items() if not v.approved}
-    to_run = [c for c in pending.calls if c.call_id not in rejected]
-    outcomes = {c.call_id: o for c, o in zip(to_run, await _run_batch(state, to_run))}
-    contents: list[FunctionResultContent] = []
-    for call in pending.calls:
-        if call.call_id in rejected:
-            reason = rejected[call.call_id].reason
+    declared = _declared_only_names(state)
+    answered = [c for c in pending.calls if c.name not in declared]
+    to_run = [
+        c for c in answered if not (c.call_id in verdicts and not verdicts[c.call_id].approved)
+    ]
+    ran = dict(zip((c.call_id for c in to_run), await _run_batch(state, to_run), strict=True))
+    outcomes: list[_Outcome] = []
+    for call in answered:
+        outcome = ran.get(call.call_id)
+        if outcome is None:
+            reason = verdicts[call.call_id].reason
             note = "The user rejected this call." + (f" Reason: {reason}" if reason else "")
-            contents.append(FunctionResultContent(call.call_id, result=note, error="rejected"))
-        else:
-            contents.append(outcomes[call.call_id].content)
-            if outcomes[call.call_id].terminated:
-                state.terminated = True
-    message = Message("tool", tuple(contents))
-    state.transcript.append(message)
-    state.produced.append(message)
-    return message
+            outcome = _error(call, note, "rejected")
+        outcomes.append(outcome)
+    return answered, outcomes, len(answered) < len(pending.calls)
 
 
 async def _call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[Any]:
@@ -656,8 +782,14 @@ async def _open_model_stream(
 
 
 async def _run_batch(state: LoopState, calls: list[FunctionCallContent]) -> list[_Outcome]:
-    if len(calls) == 1:
-        return [await _invoke(state, calls[0])]
+    if state.config.terminate_on_unknown_calls:
+        # Raised before any call of the batch starts, and not wrapped in an
+        # exception group by the task group below.
+        for call in calls:
+            if call.name not in state.function_tools:
+                raise UnknownToolError(call.name, list(state.function_tools))
+    if len(calls) <= 1:
+        return [await _invoke(state, calls[0])] if calls else []
     outcomes: list[_Outcome | None] = [None] * len(calls)
     limit = state.config.max_concurrency
     limiter = anyio.CapacityLimiter(limit) if limit is not None else None
@@ -685,8 +817,6 @@ async def _invoke(state: LoopState, call: FunctionCallContent) -> _Outcome:
 
     tool = state.function_tools.get(call.name)
     if tool is None:
-        if state.config.terminate_on_unknown_calls:
-            raise UnknownToolError(call.name, list(state.function_tools))
         available = ", ".join(sorted(state.function_tools)) or "none"
         return _error(
             call,

@@ -1,0 +1,101 @@
+"""``ToolLoop`` on its own: a chat client that runs tools, with no Agent around it."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentcore import (
+    FunctionCallContent,
+    FunctionResultContent,
+    Message,
+    SupportsGetResponse,
+    TextContent,
+    ToolLoop,
+    tool,
+)
+from agentcore.testing import ScriptedChatClient
+
+from .harness import assert_history_valid, one_call, run_loop, text
+
+pytestmark = pytest.mark.anyio
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def test_tool_loop_satisfies_supports_get_response() -> None:
+    assert isinstance(ToolLoop(ScriptedChatClient([])), SupportsGetResponse)
+
+
+def test_tool_loop_rejects_a_client_without_get_response() -> None:
+    with pytest.raises(TypeError, match="get_response"):
+        ToolLoop(object())  # type: ignore[arg-type] # the mistake is the point
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_standalone_loop_runs_the_tool_and_calls_the_model_again(stream: bool) -> None:
+    client = ScriptedChatClient([one_call("add", '{"a": 2, "b": 3}'), text("five")])
+    loop = ToolLoop(client)
+
+    response, _ = await run_loop(
+        loop, [Message("user", "2+3?")], stream=stream, options={"tools": [add]}
+    )
+
+    assert [m.role for m in response.messages] == ["assistant", "tool", "assistant"]
+    assert response.messages[1].contents == (FunctionResultContent("c1", result=5),)
+    assert response.text == "five"
+    assert len(client.requests) == 2
+    assert client.requests[1].messages[-1].contents == (FunctionResultContent("c1", result=5),)
+    assert all(r.stream is stream for r in client.requests)
+    assert_history_valid(client.requests)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_standalone_loop_normalizes_plain_functions_into_tools(stream: bool) -> None:
+    def shout(words: str) -> str:
+        """Say it louder."""
+        return words.upper()
+
+    client = ScriptedChatClient([one_call("shout", '{"words": "hi"}'), text("done")])
+
+    response, _ = await run_loop(
+        ToolLoop(client), [Message("user", "go")], stream=stream, options={"tools": [shout]}
+    )
+
+    assert response.messages[1].contents == (FunctionResultContent("c1", result="HI"),)
+    assert [t.name for t in client.requests[0].options["tools"]] == ["shout"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_streamed_and_non_streamed_standalone_runs_give_the_same_messages(
+    stream: bool,
+) -> None:
+    script = [one_call("add", '{"a": 1, "b": 1}'), text("two")]
+    baseline = await ToolLoop(ScriptedChatClient(script)).get_response(
+        [Message("user", "1+1")], options={"tools": [add]}
+    )
+
+    response, _ = await run_loop(
+        ToolLoop(ScriptedChatClient(script)),
+        [Message("user", "1+1")],
+        stream=stream,
+        options={"tools": [add]},
+    )
+
+    assert response.messages == baseline.messages
+    assert response.messages[0].contents == (FunctionCallContent("c1", "add", '{"a": 1, "b": 1}'),)
+    assert response.messages[2].contents == (TextContent("two"),)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_standalone_loop_leaves_the_callers_messages_untouched(stream: bool) -> None:
+    messages = [Message("user", "1+1")]
+    client = ScriptedChatClient([one_call("add", '{"a": 1, "b": 1}'), text("two")])
+
+    await run_loop(ToolLoop(client), messages, stream=stream, options={"tools": [add]})
+
+    assert messages == [Message("user", "1+1")]
+    assert client.requests[0].messages == (Message("user", "1+1"),)
