@@ -13,9 +13,27 @@ from pathlib import Path
 
 import anyio
 
+from agentcore._contents import FunctionApprovalRequestContent, FunctionApprovalResponseContent
 from agentcore._messages import Message
 
-__all__ = ["InMemoryHistoryStore", "SqliteHistoryStore"]
+__all__ = ["InMemoryHistoryStore", "SqliteHistoryStore", "history_view"]
+
+
+def history_view(messages: Sequence[Message]) -> list[Message]:
+    """Messages as a store keeps them: approval requests and decisions are run state
+    (kept in the session while a run is paused), not conversation."""
+    out: list[Message] = []
+    for message in messages:
+        contents = tuple(
+            c
+            for c in message.contents
+            if not isinstance(c, (FunctionApprovalRequestContent, FunctionApprovalResponseContent))
+        )
+        if len(contents) == len(message.contents):
+            out.append(message)
+        elif contents:
+            out.append(Message(message.role, contents, message.author_name, message.message_id))
+    return out
 
 
 class InMemoryHistoryStore:

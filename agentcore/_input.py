@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentcore._contents import CONTENT_TYPES, Content
+from agentcore._contents import CONTENT_TYPES, Content, FunctionApprovalResponseContent
+from agentcore._history import history_view
 from agentcore._messages import Message
 
-__all__ = ["normalize_input"]
+__all__ = ["normalize_input", "split_decisions"]
 
 
 def normalize_input(value: Any) -> list[Message]:
@@ -50,3 +51,15 @@ def normalize_input(value: Any) -> list[Message]:
     if loose:
         messages.append(Message("user", tuple(loose)))
     return messages
+
+
+def split_decisions(
+    messages: list[Message],
+) -> tuple[list[Message], list[FunctionApprovalResponseContent]]:
+    """The input without approval decisions, and the decisions it carried."""
+    decisions = [
+        c for m in messages for c in m.contents if isinstance(c, FunctionApprovalResponseContent)
+    ]
+    if not decisions:
+        return messages, []
+    return history_view(messages), decisions

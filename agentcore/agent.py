@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import anyio
+import attrs
 from typing_extensions import TypeVar
 
 from agentcore._contents import (
-    FunctionApprovalRequestContent,
-    FunctionApprovalResponseContent,
-    FunctionCallContent,
     TextContent,
 )
 from agentcore._contexts import AgentContext
-from agentcore._input import normalize_input
+from agentcore._history import history_view
+from agentcore._input import normalize_input, split_decisions
 from agentcore._messages import Message
 from agentcore._options import ChatOptions, merge_options
 from agentcore._responses import (
@@ -34,7 +33,13 @@ from agentcore._responses import (
     CustomEvent,
 )
 from agentcore._run import RunContext
-from agentcore._sessions import AgentSession
+from agentcore._sessions import (
+    AgentSession,
+    clear_pause,
+    paused_calls,
+    save_pause,
+    saved_locals,
+)
 from agentcore._stream import ResponseStream
 from agentcore._tool_loop import (
     DEFAULT_CONFIGURATION,
@@ -47,15 +52,15 @@ from agentcore._tool_loop import (
 from agentcore.errors import RunStateError
 from agentcore.middleware import MiddlewareTermination, PipelineCache, Pipelines, run_pipeline
 from agentcore.observers import ObserverSet, RunEnded, RunStarted
-from agentcore.protocols import SupportsGetResponse
-from agentcore.structured import parse_value
+from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
+from agentcore.structured import JsonSchemaOptions, parse_answer
+
+if TYPE_CHECKING:
+    from agentcore.tools import FunctionTool
 
 __all__ = ["Agent"]
 
 ResponseT = TypeVar("ResponseT", default=None)
-
-_PENDING_KEY = "agentcore.pending_approvals"
-_LOCALS_KEY = "agentcore.run_locals"
 
 
 class _Prepared:
@@ -128,33 +133,6 @@ def _on_agent_termination(context: AgentContext, termination: MiddlewareTerminat
         context.result = _agent_stream_of(response) if context.stream else response
 
 
-def _history_view(messages: Sequence[Message]) -> list[Message]:
-    """Messages as they are stored: approval requests and decisions are run state, not chat."""
-    out: list[Message] = []
-    for message in messages:
-        contents = tuple(
-            c
-            for c in message.contents
-            if not isinstance(c, (FunctionApprovalRequestContent, FunctionApprovalResponseContent))
-        )
-        if len(contents) == len(message.contents):
-            out.append(message)
-        elif contents:
-            out.append(Message(message.role, contents, message.author_name, message.message_id))
-    return out
-
-
-def _split_decisions(
-    messages: list[Message],
-) -> tuple[list[Message], list[FunctionApprovalResponseContent]]:
-    decisions = [
-        c for m in messages for c in m.contents if isinstance(c, FunctionApprovalResponseContent)
-    ]
-    if not decisions:
-        return messages, []
-    return _history_view(messages), decisions
-
-
 class Agent:
     """An LLM agent: a chat client plus instructions, tools, middleware and history.
 
@@ -175,8 +153,8 @@ class Agent:
         tools: Sequence[Any] = (),
         middleware: Sequence[object] = (),
         default_options: Mapping[str, Any] | None = None,
-        context_providers: Sequence[object] = (),
-        history: object | None = None,
+        context_providers: Sequence[ContextProvider] = (),
+        history: HistoryStore | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         observers: Sequence[object] = (),
     ) -> None:
@@ -228,6 +206,21 @@ class Agent:
         """A new session for a conversation with this agent."""
         return AgentSession() if session_id is None else AgentSession(session_id=session_id)
 
+    # A JSON-schema response_format gives decoded JSON (Any), a type T gives T, and
+    # no response_format gives None. Schema overloads first: a type is no Mapping.
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[False] = False,
+        options: JsonSchemaOptions,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> Awaitable[AgentResponse[Any]]: ...
+
     @overload
     def run(
         self,
@@ -248,18 +241,47 @@ class Agent:
         *,
         session: AgentSession | None = None,
         stream: Literal[True],
+        options: JsonSchemaOptions,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[True],
         options: ChatOptions[ResponseT] | None = None,
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]: ...
 
+    @overload
     def run(
         self,
         messages: Any = None,
         *,
         session: AgentSession | None = None,
-        stream: bool = False,
+        stream: bool,
+        options: JsonSchemaOptions,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> (
+        Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]
+    ): ...
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: bool,
         options: ChatOptions[ResponseT] | None = None,
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
@@ -267,7 +289,19 @@ class Agent:
     ) -> (
         Awaitable[AgentResponse[ResponseT]]
         | ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]
-    ):
+    ): ...
+
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: bool = False,
+        options: Mapping[str, Any] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
         """Run one turn of the conversation (see the class docstring)."""
         context = self._context(messages, session, stream, options, tools)
         pipelines = (
@@ -299,9 +333,7 @@ class Agent:
         if tools:
             run_tools.extend(normalize_tools(tools))
             _check_unique_names(run_tools, "the agent's and this run's tools")
-        locals_ = None
-        if session is not None and _LOCALS_KEY in session.state:
-            locals_ = dict(session.state[_LOCALS_KEY])
+        locals_ = None if session is None else saved_locals(session)
         return AgentContext(
             agent=self,
             messages=normalize_input(messages),
@@ -369,12 +401,21 @@ class Agent:
         store: Any = self.history
         if store is not None and session is not None and not session.service_conversation_id:
             history = list(await store.load(session.session_id))
-        for provider in self.context_providers:
+        providers = self.context_providers
+        # Messages a context provider adds are context for this run, not conversation:
+        # sent, never stored. The input is kept alive so its ids stay unique.
+        original = list(context.messages) if providers else None
+        for provider in providers:
             before = getattr(provider, "before_run", None)
             if before is not None:
                 await before(context)
-        pending = self._pending(session)
-        input_messages, decisions = _split_decisions(context.messages)
+        paused = None if session is None else paused_calls(session)
+        pending = None if paused is None else PendingApprovals(calls=paused[0], requests=paused[1])
+        input_messages, decisions = split_decisions(context.messages)
+        stored = input_messages
+        if original is not None:
+            own = {id(m) for m in original}
+            stored, _ = split_decisions([m for m in context.messages if id(m) in own])
         if decisions and pending is None:
             raise RunStateError(
                 "the input holds approval responses but no run is waiting for approval in this "
@@ -411,51 +452,35 @@ class Agent:
             pending=pending,
             decisions=decisions,
         )
-        return _Prepared(input_messages, options, state)
-
-    def _pending(self, session: AgentSession | None) -> PendingApprovals | None:
-        if session is None:
-            return None
-        raw = session.state.get(_PENDING_KEY)
-        if not raw:
-            return None
-        from agentcore.serialization import structure
-
-        return PendingApprovals(
-            calls=[structure(c, FunctionCallContent) for c in raw["calls"]],
-            requests=[structure(r, FunctionApprovalRequestContent) for r in raw["requests"]],
-        )
+        return _Prepared(stored, options, state)
 
     async def _commit(self, context: AgentContext, prepared: _Prepared) -> AgentResponse[Any]:
         """Record the finished run: session state, then history, in one step each."""
         state = prepared.state
         chat = state.response()
-        session = context.session
-        if session is not None:
-            if chat.conversation_id:
-                session.service_conversation_id = chat.conversation_id
-            if state.paused is not None:
-                from agentcore.serialization import unstructure
-
-                session.state[_PENDING_KEY] = {
-                    "calls": [unstructure(c) for c in state.paused.calls],
-                    "requests": [unstructure(r) for r in state.paused.requests],
-                }
-                session.state[_LOCALS_KEY] = context.run.locals.to_dict()
-            else:
-                session.state.pop(_PENDING_KEY, None)
-                session.state.pop(_LOCALS_KEY, None)
-            store: Any = self.history
-            if store is not None and not session.service_conversation_id:
-                await store.append(
-                    session.session_id, _history_view([*prepared.input, *state.produced])
-                )
         response_format = prepared.options.get("response_format")
+        # Parsed before anything is recorded: output that does not fit fails the run,
+        # and a failed run leaves no trace.
         value = (
-            parse_value(response_format, chat.text)
-            if response_format is not None and state.paused is None and chat.messages
+            parse_answer(response_format, chat.messages)
+            if response_format is not None and state.paused is None
             else None
         )
+        session = context.session
+        if session is not None:
+            conversation_id = chat.conversation_id or session.service_conversation_id
+            store: Any = self.history
+            if store is not None and not conversation_id:
+                # History first: if the store fails, the session still matches it.
+                await store.append(
+                    session.session_id, history_view([*prepared.input, *state.produced])
+                )
+            session.service_conversation_id = conversation_id
+            if state.paused is not None:
+                calls, requests = state.paused.calls, state.paused.requests
+                save_pause(session, calls, requests, context.run.locals.to_dict())
+            else:
+                clear_pause(session)
         return AgentResponse(
             messages=chat.messages,
             response_id=chat.response_id,
@@ -520,7 +545,10 @@ class Agent:
         def finalize(updates: Sequence[AgentResponseUpdate]) -> AgentResponse[Any]:
             folded = AgentResponse.from_updates(updates)
             response_format = context.options.get("response_format")
-            if response_format is None or folded.approval_requests or not folded.messages:
+            if response_format is None or folded.approval_requests:
+                return folded
+            value = parse_answer(response_format, folded.messages)
+            if value is None:
                 return folded
             return AgentResponse(
                 messages=folded.messages,
@@ -529,7 +557,7 @@ class Agent:
                 finish_reason=folded.finish_reason,
                 usage=folded.usage,
                 created_at=folded.created_at,
-                value=parse_value(response_format, folded.text),
+                value=value,
                 events=folded.events,
                 additional_properties=folded.additional_properties,
             )
@@ -570,19 +598,8 @@ class Agent:
             finally:
                 if lock is not None:
                     lock.release()
-            final_view = AgentContext(
-                agent=context.agent,
-                messages=context.messages,
-                session=context.session,
-                instructions=context.instructions,
-                tools=context.tools,
-                options=context.options,
-                stream=True,
-                run=run,
-                return_directly=context.return_directly,
-                metadata=context.metadata,
-                result=response,
-            )
+            # after_run sees the response, while the caller's context keeps the stream.
+            final_view = attrs.evolve(context, result=response)
             await self._after(final_view)
         except BaseException as exc:
             if observers:
@@ -598,7 +615,7 @@ class Agent:
         *,
         name: str | None = None,
         description: str | None = None,
-    ) -> Any:
+    ) -> FunctionTool[..., Any]:
         """This agent as a function tool of another agent.
 
         The tool takes one ``task`` string, runs this agent on it in a fresh
@@ -627,7 +644,11 @@ def _agent_update(update: ChatResponseUpdate, agent_name: str | None) -> AgentRe
 def _check_unique_names(tools: Sequence[Any], where: str) -> None:
     seen: set[str] = set()
     for item in tools:
-        name = item.get("name") if isinstance(item, Mapping) else getattr(item, "name", None)
+        name: object = (
+            cast("Mapping[str, Any]", item).get("name")
+            if isinstance(item, Mapping)
+            else getattr(item, "name", None)
+        )
         if not isinstance(name, str):
             continue
         if name in seen:

@@ -2,10 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["json_schema_for", "parse_value"]
+from typing_extensions import Required, TypedDict
+
+from agentcore._contents import FunctionCallContent
+from agentcore._messages import Message
+from agentcore._options import ToolChoice, ToolLike
+
+__all__ = ["JsonSchemaOptions", "json_schema_for", "parse_answer", "parse_value"]
+
+
+class JsonSchemaOptions(TypedDict, total=False):
+    """:class:`~agentcore.ChatOptions` whose ``response_format`` is a JSON-schema dict.
+
+    Only for static typing: ``Agent.run`` overloads on it so that such a run's
+    ``response.value`` (the decoded JSON) is typed ``Any``, not ``None``. Keeps
+    exactly the keys of ``ChatOptions`` (a test checks).
+    """
+
+    model: str | None
+    instructions: str | None
+    tools: Sequence[ToolLike] | None
+    tool_choice: ToolChoice | None
+    parallel_tool_calls: bool | None
+    response_format: Required[Mapping[str, Any]]
+    temperature: float | None
+    top_p: float | None
+    max_tokens: int | None
+    stop: str | Sequence[str] | None
+    seed: int | None
+    frequency_penalty: float | None
+    presence_penalty: float | None
+    conversation_id: str | None
+    user: str | None
+    metadata: Mapping[str, str] | None
 
 
 def json_schema_for(response_format: type[Any] | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -25,19 +57,18 @@ def json_schema_for(response_format: type[Any] | Mapping[str, Any]) -> tuple[str
     return response_format.__name__, schema_for_type(response_format)
 
 
-_converter: Any = None
-
-
 def _structure(data: Any, tp: type[Any]) -> Any:
-    global _converter
-    validate = getattr(tp, "model_validate", None)
-    if callable(validate) and hasattr(tp, "model_json_schema"):
-        return validate(data)  # a pydantic model, duck-typed
-    if _converter is None:
-        import cattrs
+    # The strict converter that checks tool arguments: the schema the model saw came
+    # from the same type rules, so the answer is held to them too ("21" is no int).
+    from agentcore.tools._validation import (
+        _CONVERTER,  # pyright: ignore[reportPrivateUsage] # one converter for tools and answers
+        _describe,  # pyright: ignore[reportPrivateUsage] # its error wording
+    )
 
-        _converter = cattrs.Converter(forbid_extra_keys=True)
-    return _converter.structure(data, tp)
+    try:
+        return _CONVERTER.structure(data, tp)
+    except Exception as exc:
+        raise ValueError("; ".join(_describe(exc, "$"))) from exc
 
 
 def parse_value(response_format: type[Any] | Mapping[str, Any] | None, text: str) -> Any:
@@ -73,3 +104,19 @@ def parse_value(response_format: type[Any] | Mapping[str, Any] | None, text: str
         raise StructuredOutputError(
             f"the model's answer does not fit {response_format.__name__}: {exc}", raw_text=text
         ) from exc
+
+
+def parse_answer(
+    response_format: type[Any] | Mapping[str, Any] | None, messages: Sequence[Message]
+) -> Any:
+    """Structured output from a run's answer: its last message, when that is an
+    assistant message without calls (a run that ended on a tool call or a tool
+    result has no answer to parse, and gives ``None``)."""
+    if response_format is None or not messages:
+        return None
+    answer = messages[-1]
+    if answer.role != "assistant" or any(
+        isinstance(c, FunctionCallContent) for c in answer.contents
+    ):
+        return None
+    return parse_value(response_format, answer.text)
