@@ -134,7 +134,9 @@ class WireServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -170,7 +172,8 @@ class WireServer:
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
+        if self._thread.is_alive():  # shutdown() waits forever on a server never started
+            self._server.shutdown()
         self._server.server_close()
 
     def __enter__(self) -> WireServer:

@@ -1,0 +1,181 @@
+"""OpenAI SDK exceptions mapped onto :mod:`agentcore.errors`, and rate-limit headers.
+
+::
+
+    openai.APIStatusError
+        401 / 403                                -> AuthenticationError
+        404 (model_not_found, or no code)        -> ModelNotFoundError
+        429 (retry-after-ms / retry-after)       -> RateLimitedError
+            (insufficient_quota: the same, with retryable False)
+        400 context_length_exceeded              -> ContextLengthExceededError
+        400 content_filter / content_policy_...  -> ContentFilteredError
+        408 / 409 / 5xx                          -> TransientError
+        other 4xx                                -> InvalidRequestError
+    openai.APIConnectionError / APITimeoutError  -> TransientError
+    openai.APIError (an error inside a stream)   -> by its code, else ChatClientError
+
+Nothing here is specific to one OpenAI API: the Chat Completions, Responses and
+Embeddings clients all use it (an OpenAI-compatible provider could too).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import time
+from collections.abc import Mapping
+from typing import Any, cast
+
+import openai
+
+from agentcore.errors import (
+    AuthenticationError,
+    ChatClientError,
+    ContentFilteredError,
+    ContextLengthExceededError,
+    InvalidRequestError,
+    ModelNotFoundError,
+    RateLimitedError,
+    TransientError,
+)
+
+__all__ = ["PROVIDER", "map_error", "parse_retry_after", "rate_limit_info"]
+
+PROVIDER = "openai"
+
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
+_CONTEXT_PHRASES = ("maximum context length", "context window", "context_length_exceeded")
+_FILTER_CODES = frozenset(
+    {"content_filter", "content_policy_violation", "image_content_policy_violation"}
+)
+_RATE_LIMIT_HEADERS = {
+    "x-ratelimit-remaining-requests": "remaining_requests",
+    "x-ratelimit-remaining-tokens": "remaining_tokens",
+    "x-ratelimit-limit-requests": "limit_requests",
+    "x-ratelimit-limit-tokens": "limit_tokens",
+    "x-ratelimit-reset-requests": "reset_requests",
+    "x-ratelimit-reset-tokens": "reset_tokens",
+}
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` (preferred) or ``retry-after``.
+
+    ``retry-after`` may be a number of seconds or an HTTP date; ``None`` when
+    neither header is present or readable.
+    """
+    if headers is None:
+        return None
+    for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(header)
+        if value is None:
+            continue
+        try:
+            delay = float(value)
+        except ValueError:
+            continue
+        if math.isfinite(delay) and delay >= 0:
+            return delay / divisor
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    parsed = email.utils.parsedate_tz(value)
+    if parsed is None:
+        return None
+    return max(0.0, float(email.utils.mktime_tz(parsed) - time.time()))
+
+
+def rate_limit_info(headers: Mapping[str, str]) -> dict[str, Any] | None:
+    """The ``x-ratelimit-*`` headers as a dict (numbers as ints), or ``None``."""
+    info: dict[str, Any] = {}
+    for header, key in _RATE_LIMIT_HEADERS.items():
+        value = headers.get(header)
+        if value is not None:
+            info[key] = int(value) if value.isdigit() else value
+    return info or None
+
+
+def _json_object(value: object) -> Mapping[str, object] | None:
+    return cast("Mapping[str, object]", value) if isinstance(value, Mapping) else None
+
+
+def _error_fields(exc: openai.APIError) -> tuple[str | None, str]:
+    """The error code and message, read from the body when the SDK left them out."""
+    code = exc.code
+    message = exc.message
+    body = _json_object(exc.body)
+    inner = _json_object(body.get("error", body)) if body is not None else None
+    if inner is not None:
+        raw_code = inner.get("code")
+        raw_message = inner.get("message")
+        if code is None and raw_code is not None:
+            code = str(raw_code)
+        if isinstance(raw_message, str) and raw_message:
+            message = raw_message
+    return code, message
+
+
+def _by_code(code: str | None, message: str) -> type[ChatClientError] | None:
+    lowered = message.lower()
+    if code in _CONTEXT_CODES or any(phrase in lowered for phrase in _CONTEXT_PHRASES):
+        return ContextLengthExceededError
+    if code in _FILTER_CODES:
+        return ContentFilteredError
+    if code == "rate_limit_exceeded":
+        return RateLimitedError
+    if code == "server_error":
+        return TransientError
+    return None
+
+
+def _status_error(exc: openai.APIStatusError) -> ChatClientError:
+    status = exc.status_code
+    code, message = _error_fields(exc)
+    text = f"OpenAI API error {status}: {message}"
+    if status in (401, 403):
+        return AuthenticationError(text, status_code=status, provider=PROVIDER)
+    if status == 404:
+        cls: type[ChatClientError] = (
+            ModelNotFoundError if code in (None, "model_not_found") else InvalidRequestError
+        )
+        return cls(text, status_code=status, provider=PROVIDER)
+    if status == 429:
+        error = RateLimitedError(
+            text,
+            status_code=status,
+            provider=PROVIDER,
+            retry_after=parse_retry_after(exc.response.headers),
+        )
+        if code == "insufficient_quota":
+            error.retryable = False  # the quota will not come back by waiting
+        return error
+    if status in (408, 409) or status >= 500:
+        return TransientError(text, status_code=status, provider=PROVIDER)
+    cls = _by_code(code, message) or InvalidRequestError
+    if cls in (RateLimitedError, TransientError):
+        cls = InvalidRequestError
+    return cls(text, status_code=status, provider=PROVIDER)
+
+
+def map_error(exc: BaseException) -> BaseException:
+    """The agentcore error for an OpenAI SDK exception; other exceptions unchanged.
+
+    Raise the result ``from exc`` so the SDK's exception stays the ``__cause__``.
+    """
+    if isinstance(exc, openai.APIStatusError):
+        return _status_error(exc)
+    if isinstance(exc, openai.APITimeoutError):
+        return TransientError(f"OpenAI request timed out: {exc.message}", provider=PROVIDER)
+    if isinstance(exc, openai.APIConnectionError):
+        return TransientError(f"could not reach the OpenAI API: {exc.message}", provider=PROVIDER)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return ChatClientError(
+            f"the OpenAI API answered with an unexpected body: {exc.message}",
+            status_code=exc.status_code,
+            provider=PROVIDER,
+        )
+    if isinstance(exc, openai.APIError):
+        code, message = _error_fields(exc)
+        cls = _by_code(code, message) or ChatClientError
+        return cls(f"OpenAI API error: {message}", provider=PROVIDER)
+    return exc
