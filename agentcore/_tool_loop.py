@@ -137,6 +137,7 @@ class LoopState:
         "client",
         "config",
         "decisions",
+        "extra_streamed",
         "function_tools",
         "invocations",
         "observers",
@@ -173,6 +174,7 @@ class LoopState:
         self.transcript: list[Message] = list(messages)
         self.produced: list[Message] = []
         self.responses: list[ChatResponse[Any]] = []
+        self.extra_streamed = 0
         self.stream = stream
         self.run = run
         self.pipelines = pipelines
@@ -565,9 +567,10 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
             call_options = {**options, "tool_choice": "none"}
         if state.stream:
             stream = await _open_model_stream(state, call_options)
-            async for update in stream:
-                yield update
-            response = await stream.get_final_response()
+            async with stream:
+                async for update in stream:
+                    yield update
+                response = await stream.get_final_response()
         else:
             response = await _call_model(state, call_options)
         iterations += 1
@@ -634,13 +637,13 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
 
 
 def _take_extra_usage(state: LoopState) -> Usage | None:
-    """Usage spent by tools of this batch (agents used as tools), for the stream."""
+    """Usage spent by tools (agents used as tools) and not streamed yet.
+
+    It stays in ``run.extra_usage`` so ``response()`` counts it in both modes.
+    """
     extra = state.run.extra_usage
-    if not extra:
-        return None
-    total = Usage.sum(extra)
-    extra.clear()
-    return total
+    start, state.extra_streamed = state.extra_streamed, len(extra)
+    return Usage.sum(extra[start:])
 
 
 def _declared_only_names(state: LoopState) -> set[str]:

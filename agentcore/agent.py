@@ -10,6 +10,7 @@ calls pass through function middleware.
 from __future__ import annotations
 
 import weakref
+from contextlib import aclosing
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
@@ -472,9 +473,15 @@ class Agent:
             store: Any = self.history
             if store is not None and not conversation_id:
                 # History first: if the store fails, the session still matches it.
-                await store.append(
-                    session.session_id, history_view([*prepared.input, *state.produced])
-                )
+                produced = state.produced
+                resumed = state.resumed
+                if resumed is not None:
+                    # The results of a resumed batch answer calls already stored: they go
+                    # before this run's input (which may be a new user message).
+                    turn = [resumed, *prepared.input, *(m for m in produced if m is not resumed)]
+                else:
+                    turn = [*prepared.input, *produced]
+                await store.append(session.session_id, history_view(turn))
             session.service_conversation_id = conversation_id
             if state.paused is not None:
                 calls, requests = state.paused.calls, state.paused.requests
@@ -585,12 +592,13 @@ class Agent:
                 events: list[CustomEvent] = []
                 run._sink = events.append  # pyright: ignore[reportPrivateUsage]
                 name = self._name
-                async for update in drive(prepared.state):
-                    if events:
-                        for event in events:
-                            yield AgentResponseUpdate(event=event, agent_name=name)
-                        events.clear()
-                    yield _agent_update(update, name)
+                async with aclosing(drive(prepared.state)) as loop_updates:
+                    async for update in loop_updates:
+                        if events:
+                            for event in events:
+                                yield AgentResponseUpdate(event=event, agent_name=name)
+                            events.clear()
+                        yield _agent_update(update, name)
                 for event in events:
                     yield AgentResponseUpdate(event=event, agent_name=name)
                 run._sink = None  # pyright: ignore[reportPrivateUsage]
