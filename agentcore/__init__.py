@@ -43,6 +43,7 @@ from agentcore._hosted_tools import (
     ShellTool,
     WebSearchTool,
 )
+from agentcore._loop_config import FunctionInvocationConfiguration
 from agentcore._messages import Message, Role
 from agentcore._options import ChatOptions, RequiredToolChoice, ToolChoice
 from agentcore._responses import (
@@ -56,7 +57,7 @@ from agentcore._responses import (
 from agentcore._run import RunContext, RunLocals
 from agentcore._sessions import AgentSession
 from agentcore._stream import ResponseStream, StreamConsumedError
-from agentcore._tool_loop import FunctionInvocationConfiguration, ToolLoop
+from agentcore._tool_loop import ToolLoop
 from agentcore._usage import Usage
 from agentcore.agent import Agent
 from agentcore.middleware import (

@@ -10,8 +10,8 @@ calls pass through function middleware.
 from __future__ import annotations
 
 import weakref
-from contextlib import aclosing
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import anyio
@@ -24,6 +24,7 @@ from agentcore._contents import (
 from agentcore._contexts import AgentContext
 from agentcore._history import history_view
 from agentcore._input import normalize_input, split_decisions
+from agentcore._loop_config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
 from agentcore._messages import Message
 from agentcore._options import ChatOptions, merge_options
 from agentcore._responses import (
@@ -43,8 +44,6 @@ from agentcore._sessions import (
 )
 from agentcore._stream import ResponseStream
 from agentcore._tool_loop import (
-    DEFAULT_CONFIGURATION,
-    FunctionInvocationConfiguration,
     LoopState,
     PendingApprovals,
     drive,

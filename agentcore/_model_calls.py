@@ -1,0 +1,139 @@
+"""One model call of the loop, through the chat middleware, in either mode."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Any
+
+from agentcore._contents import (
+    TextContent,
+    UsageContent,
+)
+from agentcore._contexts import ChatContext
+from agentcore._messages import Message
+from agentcore._responses import ChatResponse, ChatResponseUpdate
+from agentcore._stream import ResponseStream
+from agentcore._tool_calls import answer_text
+from agentcore.middleware import MiddlewareTermination, run_pipeline
+from agentcore.observers import (
+    ModelCallStarted,
+)
+
+if TYPE_CHECKING:
+    from agentcore._tool_loop import LoopState
+
+
+def _to_chat_response(value: Any) -> ChatResponse[Any]:
+    if isinstance(value, ChatResponse):
+        return value  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, Message):
+        return ChatResponse(messages=(value,), finish_reason="stop")
+    if value is None:
+        return ChatResponse()
+    return ChatResponse(
+        messages=(Message("assistant", (TextContent(answer_text(value)),)),),
+        finish_reason="stop",
+    )
+
+
+async def _replay(response: ChatResponse[Any]) -> AsyncGenerator[ChatResponseUpdate, None]:
+    for message in response.messages:
+        yield ChatResponseUpdate(
+            contents=message.contents,
+            role=message.role,
+            author_name=message.author_name,
+            message_id=message.message_id,
+            response_id=response.response_id,
+            model=response.model,
+            conversation_id=response.conversation_id,
+        )
+    tail = (UsageContent(response.usage),) if response.usage is not None else ()
+    yield ChatResponseUpdate(
+        contents=tail,
+        finish_reason=response.finish_reason,
+        response_id=response.response_id,
+        created_at=response.created_at,
+        additional_properties=response.additional_properties,
+    )
+
+
+def stream_of(response: ChatResponse[Any]) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    """A stream that replays a finished response (what a short-circuit streams)."""
+    return ResponseStream(_replay(response), finalizer=lambda _updates: response)
+
+
+def _on_chat_termination(context: ChatContext, termination: MiddlewareTermination) -> None:
+    context.metadata["terminated"] = True
+    if termination.has_result:
+        response = _to_chat_response(termination.result)
+        context.result = stream_of(response) if context.stream else response
+
+
+async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[Any]:
+    handlers = state.pipelines.chat
+    if state.observers:
+        await state.observers.notify(
+            "on_model_call_start",
+            ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
+        )
+    if not handlers:
+        return await state.client.get_response(state.transcript, options=options)
+    context = ChatContext(
+        client=state.client,
+        messages=list(state.transcript),
+        options=dict(options),
+        stream=False,
+        run=state.run,
+        transcript=state.transcript,
+    )
+    await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
+    if context.metadata.get("terminated"):
+        state.terminated = True
+    result = context.result
+    if isinstance(result, ResponseStream):
+        raise TypeError(
+            "a chat middleware set a stream as the result of a non-streaming call; "
+            "check context.stream before replacing context.result"
+        )
+    return result if result is not None else ChatResponse()
+
+
+async def _final_chat_call(context: ChatContext) -> None:
+    if context.stream:
+        context.result = context.client.get_response(
+            context.messages, options=context.options, stream=True
+        )
+    else:
+        context.result = await context.client.get_response(
+            context.messages, options=context.options
+        )
+
+
+async def open_model_stream(
+    state: LoopState, options: dict[str, Any]
+) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    handlers = state.pipelines.chat
+    if state.observers:
+        await state.observers.notify(
+            "on_model_call_start",
+            ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
+        )
+    if not handlers:
+        return state.client.get_response(state.transcript, options=options, stream=True)
+    context = ChatContext(
+        client=state.client,
+        messages=list(state.transcript),
+        options=dict(options),
+        stream=True,
+        run=state.run,
+        transcript=state.transcript,
+    )
+    await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
+    if context.metadata.get("terminated"):
+        state.terminated = True
+    result = context.result
+    if result is None:
+        return stream_of(ChatResponse())
+    if isinstance(result, ChatResponse):
+        return stream_of(result)  # pyright: ignore[reportUnknownArgumentType]
+    return result

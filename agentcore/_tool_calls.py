@@ -1,0 +1,161 @@
+"""Running one batch of tool calls: validation, function middleware, errors as results."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+import attrs
+
+from agentcore._contents import (
+    FunctionCallContent,
+    FunctionResultContent,
+)
+from agentcore._contexts import FunctionInvocationContext
+from agentcore.errors import UnknownToolError
+from agentcore.middleware import MiddlewareTermination, run_pipeline
+from agentcore.observers import (
+    ToolCallEnded,
+    ToolCallStarted,
+)
+
+if TYPE_CHECKING:
+    from agentcore._tool_loop import LoopState
+
+
+def result_value(value: Any) -> Any:
+    """A tool's return value in a form that survives JSON (what the model will see)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if attrs.has(type(cast("object", value))):
+        return attrs.asdict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        import dataclasses
+
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return dataclasses.asdict(value)
+        return str(value)
+    return value
+
+
+def answer_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _on_function_termination(
+    context: FunctionInvocationContext, termination: MiddlewareTermination
+) -> None:
+    context.metadata["terminated"] = True
+    if termination.has_result:
+        context.result = termination.result
+
+
+class Outcome:
+    __slots__ = ("content", "errored", "terminated")
+
+    def __init__(self, content: FunctionResultContent, errored: bool, terminated: bool) -> None:
+        self.content = content
+        self.errored = errored
+        self.terminated = terminated
+
+
+async def run_batch(state: LoopState, calls: list[FunctionCallContent]) -> list[Outcome]:
+    if state.config.terminate_on_unknown_calls:
+        # Raised before any call of the batch starts, and not wrapped in an
+        # exception group by the task group below.
+        for call in calls:
+            if call.name not in state.function_tools:
+                raise UnknownToolError(call.name, list(state.function_tools))
+    if len(calls) <= 1:
+        return [await invoke_call(state, calls[0])] if calls else []
+    outcomes: list[Outcome | None] = [None] * len(calls)
+    limit = state.config.max_concurrency
+    limiter = anyio.CapacityLimiter(limit) if limit is not None else None
+
+    async def run_one(position: int, call: FunctionCallContent) -> None:
+        if limiter is None:
+            outcomes[position] = await invoke_call(state, call)
+        else:
+            async with limiter:
+                outcomes[position] = await invoke_call(state, call)
+
+    async with anyio.create_task_group() as group:
+        for position, call in enumerate(calls):
+            group.start_soon(run_one, position, call)
+    return [o for o in outcomes if o is not None]
+
+
+def error_outcome(call: FunctionCallContent, message: str, kind: str) -> Outcome:
+    return Outcome(FunctionResultContent(call.call_id, result=message, error=kind), True, False)
+
+
+async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
+    """Run one call through the function middleware; failures become error results."""
+    from agentcore.tools import ToolArgumentsError, ToolContext
+
+    tool = state.function_tools.get(call.name)
+    if tool is None:
+        available = ", ".join(sorted(state.function_tools)) or "none"
+        return error_outcome(
+            call,
+            f"Error: there is no tool named {call.name!r}. Available tools: {available}.",
+            "unknown tool",
+        )
+    count = state.invocations.get(call.name, 0) + 1
+    state.invocations[call.name] = count
+    if tool.max_invocations is not None and count > tool.max_invocations:
+        return error_outcome(
+            call,
+            f"Error: {call.name} may be called at most {tool.max_invocations} times in one run.",
+            "max invocations",
+        )
+    try:
+        arguments = tool.parse_arguments(call.arguments)
+    except ToolArgumentsError as exc:
+        return error_outcome(
+            call, f"Error: invalid arguments for {call.name}: {exc}", "invalid arguments"
+        )
+
+    observers = state.observers
+    run = state.run
+    if observers:
+        await observers.notify(
+            "on_tool_call_start", ToolCallStarted(run.run_id, call.call_id, call.name, arguments)
+        )
+    context = FunctionInvocationContext(
+        function=tool, arguments=arguments, call_id=call.call_id, run=run
+    )
+
+    async def final(ctx: FunctionInvocationContext) -> None:
+        ctx.result = await ctx.function.invoke(
+            ctx.arguments,
+            context=ToolContext(call_id=ctx.call_id, tool_name=ctx.function.name, run=ctx.run),
+        )
+
+    try:
+        await run_pipeline(state.pipelines.function, context, final, _on_function_termination)
+    except TimeoutError as exc:
+        outcome = error_outcome(call, f"Error: {call.name} timed out. {exc}", "timeout")
+    except Exception as exc:
+        detail = f" {type(exc).__name__}: {exc}" if state.config.include_detailed_errors else ""
+        outcome = error_outcome(call, f"Error: {call.name} failed.{detail}", "exception")
+    else:
+        terminated = bool(context.metadata.get("terminated"))
+        outcome = Outcome(
+            FunctionResultContent(call.call_id, result=result_value(context.result)),
+            False,
+            terminated,
+        )
+    if observers:
+        content = outcome.content
+        await observers.notify(
+            "on_tool_call_end",
+            ToolCallEnded(run.run_id, call.call_id, call.name, content.result, content.error),
+        )
+    return outcome
