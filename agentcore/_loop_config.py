@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, cast
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
+
+if TYPE_CHECKING:
+    from agentcore._contents import FunctionCallContent
+    from agentcore.tools import FunctionTool
 
 
 def _at_least(minimum: int) -> Any:
@@ -58,13 +62,20 @@ def _declared_tools(value: Any) -> tuple[Any, ...]:
     return tools
 
 
+def _optional_callable(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and not callable(value):
+        raise TypeError(f"{attribute.name} must be None or a callable, got {value!r}")
+
+
 @attrs.frozen(kw_only=True)
 class FunctionInvocationConfiguration:
     """How the tool loop behaves. Set per agent; override per run.
 
     ``additional_tools`` are declared to the model but not run here: a call to
     one ends the run with the call pending for the caller. ``max_concurrency``
-    bounds parallel tool calls of one turn (``None``: unlimited). A wrongly typed
+    bounds parallel tool calls of one turn (``None``: unlimited).
+    ``approval_policy(call, tool)`` may ask for approval of calls to tools that do
+    not require it themselves (``approval_mode="always_require"`` always does). A wrongly typed
     setting raises ``TypeError`` and an out-of-range one ``ValueError``, at once.
     """
 
@@ -75,6 +86,9 @@ class FunctionInvocationConfiguration:
     additional_tools: tuple[Any, ...] = attrs.field(default=(), converter=_declared_tools)
     include_detailed_errors: bool = attrs.field(default=False, validator=_flag)
     max_concurrency: int | None = attrs.field(default=None, validator=_optional_positive)
+    approval_policy: Callable[[FunctionCallContent, FunctionTool[..., Any]], bool] | None = (
+        attrs.field(default=None, validator=_optional_callable)
+    )
 
 
 DEFAULT_CONFIGURATION = FunctionInvocationConfiguration()

@@ -13,7 +13,7 @@ from agentcore._contents import (
     FunctionResultContent,
 )
 from agentcore._contexts import FunctionInvocationContext
-from agentcore.errors import UnknownToolError
+from agentcore.errors import RunAbortedError, ToolCallRefused, UnknownToolError
 from agentcore.middleware import MiddlewareTermination, run_pipeline
 from agentcore.observers import (
     ToolCallEnded,
@@ -131,6 +131,8 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     context = FunctionInvocationContext(
         function=tool, arguments=arguments, call_id=call.call_id, run=run
     )
+    if call.call_id in state.approved:
+        context.metadata["approved"] = True
 
     async def final(ctx: FunctionInvocationContext) -> None:
         ctx.result = await ctx.function.invoke(
@@ -142,6 +144,10 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         await run_pipeline(state.pipelines.function, context, final, _on_function_termination)
     except TimeoutError as exc:
         outcome = error_outcome(call, f"Error: {call.name} timed out. {exc}", "timeout")
+    except ToolCallRefused as exc:
+        outcome = error_outcome(call, f"Error: {call.name} was refused: {exc}", "refused")
+    except RunAbortedError:
+        raise
     except Exception as exc:
         detail = f" {type(exc).__name__}: {exc}" if state.config.include_detailed_errors else ""
         outcome = error_outcome(call, f"Error: {call.name} failed.{detail}", "exception")

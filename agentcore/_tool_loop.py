@@ -62,6 +62,7 @@ class LoopState:
     """Everything one execution of the loop reads and produces."""
 
     __slots__ = (
+        "approved",
         "client",
         "config",
         "decisions",
@@ -103,6 +104,7 @@ class LoopState:
         self.produced: list[Message] = []
         self.responses: list[ChatResponse[Any]] = []
         self.extra_streamed = 0
+        self.approved: set[str] = set()
         self.stream = stream
         self.run = run
         self.pipelines = pipelines
@@ -325,11 +327,12 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
         ):
             return
 
+        policy = config.approval_policy
         waiting = [
             c
             for c in calls
             if (tool := state.function_tools.get(c.name)) is not None
-            and tool.approval_mode == "always_require"
+            and (tool.approval_mode == "always_require" or (policy is not None and policy(c, tool)))
         ]
         if waiting:
             requests = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
@@ -436,6 +439,7 @@ async def _resume(
     to_run = [
         c for c in answered if not (c.call_id in verdicts and not verdicts[c.call_id].approved)
     ]
+    state.approved.update(cid for cid, v in verdicts.items() if v.approved)
     ran = dict(zip((c.call_id for c in to_run), await run_batch(state, to_run), strict=True))
     outcomes: list[Outcome] = []
     for call in answered:

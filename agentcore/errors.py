@@ -12,7 +12,9 @@
     │   ├── ModelNotFoundError           unknown model or deployment       (not retryable)
     │   └── TransientError               timeout, 5xx, connection          (retryable)
     ├── ToolError                        a tool could not be used
-    │   └── UnknownToolError             the model called a tool that does not exist
+    │   ├── UnknownToolError             the model called a tool that does not exist
+    │   └── ToolCallRefused              middleware refused a call (the model is told)
+    ├── RunAbortedError                  must end the run even from inside a tool call
     ├── StructuredOutputError            the model's output does not parse into the type
     └── RunStateError                    a session / resume / approval mismatch
 
@@ -32,8 +34,10 @@ __all__ = [
     "InvalidRequestError",
     "ModelNotFoundError",
     "RateLimitedError",
+    "RunAbortedError",
     "RunStateError",
     "StructuredOutputError",
+    "ToolCallRefused",
     "ToolError",
     "TransientError",
     "UnknownToolError",
@@ -111,6 +115,23 @@ class UnknownToolError(ToolError):
         listing = ", ".join(sorted(available)) or "none"
         super().__init__(f"the model called an unknown tool {name!r}; available tools: {listing}")
         self.name = name
+
+
+class ToolCallRefused(ToolError):
+    """Raise it from function middleware (or a tool) to refuse one call.
+
+    The model receives the message as an error result and the run goes on; the
+    refusal counts as an error toward ``max_consecutive_errors_per_request``.
+    """
+
+
+class RunAbortedError(AgentcoreError):
+    """Base for errors that must end the run even when raised inside a tool call.
+
+    The tool loop turns other exceptions from tools and function middleware into
+    error results the model sees; subclasses of this one propagate to the caller
+    instead (a guardrail that cannot run, an audit log that cannot be written).
+    """
 
 
 class StructuredOutputError(AgentcoreError):

@@ -55,6 +55,7 @@ def test_configuration_has_exactly_the_documented_settings() -> None:
         "additional_tools",
         "include_detailed_errors",
         "max_concurrency",
+        "approval_policy",
     ]
 
 
