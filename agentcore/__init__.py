@@ -21,6 +21,8 @@ from agentcore._contents import (
     TextContent,
     UriContent,
     UsageContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
 )
 from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
 from agentcore._embeddings import Embedding, EmbeddingGenerationOptions, GeneratedEmbeddings
@@ -81,7 +83,14 @@ from agentcore.protocols import (
     SupportsWebSearchTool,
 )
 from agentcore.security import ConfidentialityLabel, ContentLabel, IntegrityLabel
-from agentcore.tools import FunctionTool, ToolArgumentsError, ToolContext, normalize_tools, tool
+from agentcore.tools import (
+    FunctionTool,
+    ToolArgumentsError,
+    ToolContext,
+    UserInputRequired,
+    normalize_tools,
+    tool,
+)
 
 __version__ = "0.1.0"
 
@@ -158,6 +167,9 @@ __all__ = [
     "UriContent",
     "Usage",
     "UsageContent",
+    "UserInputRequestContent",
+    "UserInputRequired",
+    "UserInputResponseContent",
     "WebSearchTool",
     "__version__",
     "agent_middleware",

@@ -10,11 +10,10 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-from collections.abc import Mapping
-from typing import Any, Literal, Union
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, TypeAlias, cast
 
 import attrs
-from typing_extensions import TypeAlias
 
 from agentcore._usage import Usage
 
@@ -33,6 +32,8 @@ __all__ = [
     "TextContent",
     "UriContent",
     "UsageContent",
+    "UserInputRequestContent",
+    "UserInputResponseContent",
 ]
 
 
@@ -57,12 +58,16 @@ class Annotation:
     end: int | None = None
 
 
+def _to_annotations(value: Iterable[Annotation]) -> tuple[Annotation, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class TextContent:
     """Plain text from a user or a model."""
 
     text: str
-    annotations: tuple[Annotation, ...] = attrs.field(default=(), converter=tuple)
+    annotations: tuple[Annotation, ...] = attrs.field(default=(), converter=_to_annotations)
     type: Literal["text"] = attrs.field(default="text", init=False)
 
 
@@ -111,9 +116,7 @@ class UriContent:
     type: Literal["uri"] = attrs.field(default="uri", init=False)
 
 
-def _check_arguments(
-    _instance: object, _attribute: object, value: str | Mapping[str, Any]
-) -> None:
+def _check_arguments(_instance: object, _attribute: object, value: str | Mapping[str, Any]) -> None:
     if not isinstance(value, (str, Mapping)):
         raise TypeError(
             "FunctionCallContent.arguments must be a JSON string or a mapping, "
@@ -151,7 +154,7 @@ class FunctionCallContent:
             raise ValueError(
                 f"arguments of {self.name!r} must be a JSON object, got {type(parsed).__name__}"
             )
-        return parsed  # type: ignore[return-value]  # json.loads gives dict[Any, Any]
+        return cast("dict[str, Any]", parsed)
 
 
 @attrs.frozen
@@ -209,6 +212,34 @@ class FunctionApprovalResponseContent:
 
 
 @attrs.frozen
+class UserInputRequestContent:
+    """A tool paused the run to ask the user something (``ToolContext.ask``).
+
+    Answer it with :meth:`create_response`; the run re-runs the call with the
+    answer once the caller sends the response in the same session.
+    """
+
+    function_call: FunctionCallContent
+    prompt: str
+    id: str = attrs.field(factory=_new_request_id)
+    type: Literal["user_input_request"] = attrs.field(default="user_input_request", init=False)
+
+    def create_response(self, text: str) -> UserInputResponseContent:
+        """The user's answer to this request."""
+        return UserInputResponseContent(id=self.id, function_call=self.function_call, text=text)
+
+
+@attrs.frozen
+class UserInputResponseContent:
+    """The user's answer to a :class:`UserInputRequestContent`."""
+
+    id: str
+    function_call: FunctionCallContent
+    text: str
+    type: Literal["user_input_response"] = attrs.field(default="user_input_response", init=False)
+
+
+@attrs.frozen
 class HostedToolCallContent:
     """A tool call the provider ran on its side (web search, code execution, MCP).
 
@@ -253,20 +284,22 @@ class UsageContent:
     type: Literal["usage"] = attrs.field(default="usage", init=False)
 
 
-Content: TypeAlias = Union[
-    TextContent,
-    ReasoningContent,
-    DataContent,
-    UriContent,
-    FunctionCallContent,
-    FunctionResultContent,
-    FunctionApprovalRequestContent,
-    FunctionApprovalResponseContent,
-    HostedToolCallContent,
-    HostedToolResultContent,
-    ErrorContent,
-    UsageContent,
-]
+Content: TypeAlias = (
+    TextContent
+    | ReasoningContent
+    | DataContent
+    | UriContent
+    | FunctionCallContent
+    | FunctionResultContent
+    | FunctionApprovalRequestContent
+    | FunctionApprovalResponseContent
+    | UserInputRequestContent
+    | UserInputResponseContent
+    | HostedToolCallContent
+    | HostedToolResultContent
+    | ErrorContent
+    | UsageContent
+)
 """Any content a message can hold."""
 
 CONTENT_TYPES: tuple[type[Content], ...] = (
@@ -278,6 +311,8 @@ CONTENT_TYPES: tuple[type[Content], ...] = (
     FunctionResultContent,
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
     HostedToolCallContent,
     HostedToolResultContent,
     ErrorContent,

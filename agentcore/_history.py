@@ -13,22 +13,30 @@ from pathlib import Path
 
 import anyio
 
-from agentcore._contents import FunctionApprovalRequestContent, FunctionApprovalResponseContent
+from agentcore._contents import (
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
+)
 from agentcore._messages import Message
+
+_RUN_STATE_CONTENTS = (
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
+)
 
 __all__ = ["InMemoryHistoryStore", "SqliteHistoryStore", "history_view"]
 
 
 def history_view(messages: Sequence[Message]) -> list[Message]:
-    """Messages as a store keeps them: approval requests and decisions are run state
-    (kept in the session while a run is paused), not conversation."""
+    """Messages as a store keeps them: approval and user-input requests and their
+    answers are run state (kept in the session while a run is paused), not conversation."""
     out: list[Message] = []
     for message in messages:
-        contents = tuple(
-            c
-            for c in message.contents
-            if not isinstance(c, (FunctionApprovalRequestContent, FunctionApprovalResponseContent))
-        )
+        contents = tuple(c for c in message.contents if not isinstance(c, _RUN_STATE_CONTENTS))
         if len(contents) == len(message.contents):
             out.append(message)
         elif contents:

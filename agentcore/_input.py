@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentcore._contents import CONTENT_TYPES, Content, FunctionApprovalResponseContent
+from agentcore._contents import (
+    CONTENT_TYPES,
+    Content,
+    FunctionApprovalResponseContent,
+    UserInputResponseContent,
+)
 from agentcore._history import history_view
 from agentcore._messages import Message
 
@@ -55,10 +60,13 @@ def normalize_input(value: Any) -> list[Message]:
 
 def split_decisions(
     messages: list[Message],
-) -> tuple[list[Message], list[FunctionApprovalResponseContent]]:
-    """The input without approval decisions, and the decisions it carried."""
-    decisions = [
-        c for m in messages for c in m.contents if isinstance(c, FunctionApprovalResponseContent)
+) -> tuple[list[Message], list[FunctionApprovalResponseContent | UserInputResponseContent]]:
+    """The input without approval decisions and answers, and those it carried."""
+    decisions: list[FunctionApprovalResponseContent | UserInputResponseContent] = [
+        c
+        for m in messages
+        for c in m.contents
+        if isinstance(c, (FunctionApprovalResponseContent, UserInputResponseContent))
     ]
     if not decisions:
         return messages, []

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, Union
+from typing import Any, Generic, Literal, TypeAlias
 
 import attrs
-from typing_extensions import Generic, TypeAlias, TypeVar
+from typing_extensions import TypeVar
 
 from agentcore._contents import (
     Content,
@@ -15,6 +15,7 @@ from agentcore._contents import (
     ReasoningContent,
     TextContent,
     UsageContent,
+    UserInputRequestContent,
 )
 from agentcore._messages import Message, Role
 from agentcore._usage import Usage
@@ -163,6 +164,13 @@ class AgentResponse(Generic[ValueT]):
             if isinstance(c, FunctionApprovalRequestContent)
         )
 
+    @property
+    def user_input_requests(self) -> tuple[UserInputRequestContent, ...]:
+        """Questions tools asked the user; the run goes on once they are answered."""
+        return tuple(
+            c for m in self.messages for c in m.contents if isinstance(c, UserInputRequestContent)
+        )
+
     @classmethod
     def from_updates(cls, updates: Iterable[AgentResponseUpdate]) -> AgentResponse[None]:
         """Fold streamed agent updates into the response a non-streamed run gives."""
@@ -209,7 +217,7 @@ class AgentResponseUpdate:
         return "".join(c.text for c in self.contents if isinstance(c, TextContent))
 
 
-AnyUpdate: TypeAlias = Union[ChatResponseUpdate, AgentResponseUpdate]
+AnyUpdate: TypeAlias = ChatResponseUpdate | AgentResponseUpdate
 
 
 class _CallSlot:
@@ -238,10 +246,29 @@ class _CallSlot:
 
     def build(self) -> FunctionCallContent:
         args: str | Mapping[str, Any] = (
-            self.mapping if self.mapping is not None and not any(self.arguments)
+            self.mapping
+            if self.mapping is not None and not any(self.arguments)
             else "".join(self.arguments)
         )
         return FunctionCallContent(call_id=self.call_id, name=self.name, arguments=args)
+
+
+class _TextRun:
+    """Consecutive plain text pieces, merged into one :class:`TextContent`."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, text: str) -> None:
+        self.pieces = [text]
+
+
+class _ReasoningRun:
+    """Consecutive reasoning pieces of one reasoning item (same ``id``)."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, piece: ReasoningContent) -> None:
+        self.pieces = [piece]
 
 
 class _MessageFold:
@@ -251,22 +278,19 @@ class _MessageFold:
         self.role: Role = role
         self.message_id = message_id
         self.author_name = author_name
-        # Items are contents, lists of text pieces (merged text), or call slots.
-        self.items: list[Content | list[str] | _CallSlot | list[ReasoningContent]] = []
+        self.items: list[Content | _TextRun | _ReasoningRun | _CallSlot] = []
         self.calls: dict[str, _CallSlot] = {}
 
     def add(self, content: Content) -> None:
         items = self.items
+        last = items[-1] if items else None
         if isinstance(content, TextContent):
-            last = items[-1] if items else None
-            if not content.annotations and isinstance(last, list) and (
-                not last or isinstance(last[0], str)
-            ):
-                last.append(content.text)  # type: ignore[arg-type]  # a list of text pieces
-            elif content.annotations:
+            if content.annotations:
                 items.append(content)
+            elif isinstance(last, _TextRun):
+                last.pieces.append(content.text)
             else:
-                items.append([content.text])
+                items.append(_TextRun(content.text))
         elif isinstance(content, FunctionCallContent):
             slot = self.calls.get(content.call_id)
             if slot is None:
@@ -276,16 +300,10 @@ class _MessageFold:
             else:
                 slot.add(content)
         elif isinstance(content, ReasoningContent):
-            last = items[-1] if items else None
-            if (
-                isinstance(last, list)
-                and last
-                and isinstance(last[0], ReasoningContent)
-                and last[0].id == content.id
-            ):
-                last.append(content)  # type: ignore[arg-type]  # a list of reasoning pieces
+            if isinstance(last, _ReasoningRun) and last.pieces[0].id == content.id:
+                last.pieces.append(content)
             else:
-                items.append([content])
+                items.append(_ReasoningRun(content))
         else:
             items.append(content)
 
@@ -293,22 +311,22 @@ class _MessageFold:
         contents: list[Content] = []
         call_positions: list[int] = []
         for item in self.items:
-            if isinstance(item, list):
-                if item and isinstance(item[0], ReasoningContent):
-                    contents.append(_merge_reasoning(item))  # type: ignore[arg-type]
-                else:
-                    contents.append(TextContent("".join(item)))  # type: ignore[arg-type]
+            if isinstance(item, _TextRun):
+                contents.append(TextContent("".join(item.pieces)))
+            elif isinstance(item, _ReasoningRun):
+                contents.append(_merge_reasoning(item.pieces))
             elif isinstance(item, _CallSlot):
                 call_positions.append(len(contents))
                 contents.append(item.build())
             else:
                 contents.append(item)
         if len(call_positions) > 1:
+            # Parallel calls whose pieces interleaved: order them by ``index``.
             slots = sorted(
                 self.calls.values(),
                 key=lambda s: (s.index is None, s.index if s.index is not None else 0, s.order),
             )
-            for position, slot in zip(call_positions, slots):
+            for position, slot in zip(call_positions, slots, strict=True):
                 contents[position] = slot.build()
         return Message(
             role=self.role,
@@ -386,8 +404,11 @@ class _Fold:
         if (
             current is None
             or (role is not None and role != current.role)
-            or (message_id is not None and current.message_id is not None
-                and message_id != current.message_id)
+            or (
+                message_id is not None
+                and current.message_id is not None
+                and message_id != current.message_id
+            )
         ):
             current = _MessageFold(role or "assistant", message_id, update.author_name)
             self.folds.append(current)

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
+from agentcore._contents import (
+    FunctionApprovalRequestContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    UserInputRequestContent,
+)
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping
 
-    from agentcore._contents import FunctionApprovalRequestContent, FunctionCallContent
-
-__all__ = ["AgentSession"]
+__all__ = ["AgentSession", "PausedRun"]
 
 PENDING_KEY = "agentcore.pending_approvals"
-"""``state`` key of a paused run's calls and approval requests (JSON)."""
+"""``state`` key of a paused run's calls, open requests and partial results (JSON)."""
 LOCALS_KEY = "agentcore.run_locals"
 """``state`` key of a paused run's run-local values (JSON)."""
 
@@ -41,31 +46,54 @@ class AgentSession:
     state: dict[str, Any] = attrs.field(factory=dict)
 
     @property
-    def approval_requests(self) -> tuple[FunctionApprovalRequestContent, ...]:
-        """The calls a paused run of this session waits on (empty when none).
+    def pending_requests(
+        self,
+    ) -> tuple[FunctionApprovalRequestContent | UserInputRequestContent, ...]:
+        """What a paused run of this session waits on (empty when nothing).
 
-        Useful after loading a saved session in another process: answer each with
-        ``request.create_response(approved)`` and pass the answers to ``agent.run``.
+        Useful after loading a saved session in another process: answer each
+        request (``request.create_response(...)``) and pass the answers to
+        ``agent.run`` with this session.
         """
-        paused = paused_calls(self)
-        return () if paused is None else tuple(paused[1])
+        paused = load_pause(self)
+        return () if paused is None else tuple(paused.requests)
+
+    @property
+    def approval_requests(self) -> tuple[FunctionApprovalRequestContent, ...]:
+        """The approval requests among :attr:`pending_requests`."""
+        return tuple(
+            r for r in self.pending_requests if isinstance(r, FunctionApprovalRequestContent)
+        )
 
 
-def save_pause(
-    session: AgentSession,
-    calls: Sequence[FunctionCallContent],
-    requests: Sequence[FunctionApprovalRequestContent],
-    run_locals: dict[str, Any],
-) -> None:
-    """Keep a paused run in ``session.state``: the batch of calls, the open requests
-    and the run-local values, all as JSON."""
+PendingRequest = FunctionApprovalRequestContent | UserInputRequestContent
+
+
+@attrs.define(eq=False)
+class PausedRun:
+    """A tool batch waiting for the caller: approvals to give, questions to answer.
+
+    ``completed`` holds results of calls of the batch that already ran (they are
+    not run again); ``answers`` the user's answers so far, per call id and prompt.
+    """
+
+    calls: list[FunctionCallContent]
+    requests: list[PendingRequest]
+    completed: list[FunctionResultContent] = attrs.field(factory=list)
+    answers: dict[str, dict[str, str]] = attrs.field(factory=dict)
+
+
+def save_pause(session: AgentSession, paused: PausedRun, run_locals: Mapping[str, Any]) -> None:
+    """Keep a paused run in ``session.state`` as JSON, with its run-local values."""
     from agentcore.serialization import unstructure
 
     session.state[PENDING_KEY] = {
-        "calls": [unstructure(c) for c in calls],
-        "requests": [unstructure(r) for r in requests],
+        "calls": [unstructure(c) for c in paused.calls],
+        "requests": [unstructure(r) for r in paused.requests],
+        "completed": [unstructure(r) for r in paused.completed],
+        "answers": {k: dict(v) for k, v in paused.answers.items()},
     }
-    session.state[LOCALS_KEY] = run_locals
+    session.state[LOCALS_KEY] = dict(run_locals)
 
 
 def clear_pause(session: AgentSession) -> None:
@@ -74,19 +102,25 @@ def clear_pause(session: AgentSession) -> None:
     session.state.pop(LOCALS_KEY, None)
 
 
-def paused_calls(
-    session: AgentSession,
-) -> tuple[list[FunctionCallContent], list[FunctionApprovalRequestContent]] | None:
-    """The calls and open requests of the session's paused run, or ``None``."""
+def load_pause(session: AgentSession) -> PausedRun | None:
+    """The session's paused run, or ``None``."""
     pending = session.state.get(PENDING_KEY)
     if not pending:
         return None
-    from agentcore._contents import FunctionApprovalRequestContent, FunctionCallContent
+    from agentcore._contents import Content
     from agentcore.serialization import structure
 
-    return (
-        [structure(c, FunctionCallContent) for c in pending["calls"]],
-        [structure(r, FunctionApprovalRequestContent) for r in pending["requests"]],
+    requests: list[PendingRequest] = []
+    for raw in pending["requests"]:
+        request: object = structure(raw, cast("type[Any]", Content))  # a tagged union
+        if not isinstance(request, (FunctionApprovalRequestContent, UserInputRequestContent)):
+            raise ValueError(f"a saved paused run holds {type(request).__name__}, not a request")
+        requests.append(request)
+    return PausedRun(
+        calls=[structure(c, FunctionCallContent) for c in pending["calls"]],
+        requests=requests,
+        completed=[structure(r, FunctionResultContent) for r in pending.get("completed", ())],
+        answers={k: dict(v) for k, v in pending.get("answers", {}).items()},
     )
 
 

@@ -57,12 +57,22 @@ def _on_function_termination(
 
 
 class Outcome:
-    __slots__ = ("content", "errored", "terminated")
+    """How one call ended: its result, and whether it failed, ended the loop, or
+    asked the user something (``prompt``; the call has no result yet then)."""
 
-    def __init__(self, content: FunctionResultContent, errored: bool, terminated: bool) -> None:
+    __slots__ = ("content", "errored", "prompt", "terminated")
+
+    def __init__(
+        self,
+        content: FunctionResultContent,
+        errored: bool,
+        terminated: bool,
+        prompt: str | None = None,
+    ) -> None:
         self.content = content
         self.errored = errored
         self.terminated = terminated
+        self.prompt = prompt
 
 
 async def run_batch(state: LoopState, calls: list[FunctionCallContent]) -> list[Outcome]:
@@ -97,7 +107,7 @@ def error_outcome(call: FunctionCallContent, message: str, kind: str) -> Outcome
 
 async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     """Run one call through the function middleware; failures become error results."""
-    from agentcore.tools import ToolArgumentsError, ToolContext
+    from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
 
     tool = state.function_tools.get(call.name)
     if tool is None:
@@ -137,13 +147,20 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     async def final(ctx: FunctionInvocationContext) -> None:
         ctx.result = await ctx.function.invoke(
             ctx.arguments,
-            context=ToolContext(call_id=ctx.call_id, tool_name=ctx.function.name, run=ctx.run),
+            context=ToolContext(
+                call_id=ctx.call_id,
+                tool_name=ctx.function.name,
+                run=ctx.run,
+                answers=state.answers.get(ctx.call_id, {}),
+            ),
         )
 
     try:
         await run_pipeline(state.pipelines.function, context, final, _on_function_termination)
     except TimeoutError as exc:
         outcome = error_outcome(call, f"Error: {call.name} timed out. {exc}", "timeout")
+    except UserInputRequired as exc:
+        outcome = Outcome(FunctionResultContent(call.call_id), False, False, prompt=exc.prompt)
     except ToolCallRefused as exc:
         outcome = error_outcome(call, f"Error: {call.name} was refused: {exc}", "refused")
     except RunAbortedError:

@@ -19,8 +19,11 @@ from agentcore._contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
+    FunctionResultContent,
     TextContent,
     UsageContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
 )
 from agentcore._history_repair import place_results, repair_history
 from agentcore._loop_config import (
@@ -32,6 +35,7 @@ from agentcore._messages import Message
 from agentcore._model_calls import call_model, open_model_stream
 from agentcore._responses import ChatResponse, ChatResponseUpdate
 from agentcore._run import RunContext
+from agentcore._sessions import PausedRun, PendingRequest
 from agentcore._stream import ResponseStream
 from agentcore._tool_calls import Outcome, answer_text, error_outcome, run_batch
 from agentcore._usage import Usage
@@ -50,22 +54,16 @@ __all__ = ["FunctionInvocationConfiguration", "ToolLoop"]
 _NO_OBSERVERS = ObserverSet()
 
 
-@attrs.define(eq=False)
-class PendingApprovals:
-    """A batch of calls waiting for the caller's decision (kept in the session)."""
-
-    calls: list[FunctionCallContent]
-    requests: list[FunctionApprovalRequestContent]
-
-
 class LoopState:
     """Everything one execution of the loop reads and produces."""
 
     __slots__ = (
+        "answers",
         "approved",
         "client",
         "config",
         "decisions",
+        "decline_pending",
         "extra_streamed",
         "function_tools",
         "invocations",
@@ -96,8 +94,9 @@ class LoopState:
         config: FunctionInvocationConfiguration,
         return_directly: frozenset[str] | set[str] = frozenset(),
         observers: ObserverSet = _NO_OBSERVERS,
-        pending: PendingApprovals | None = None,
-        decisions: Sequence[FunctionApprovalResponseContent] = (),
+        pending: PausedRun | None = None,
+        decisions: Sequence[FunctionApprovalResponseContent | UserInputResponseContent] = (),
+        decline_pending: bool = False,
     ) -> None:
         self.client = client
         self.transcript: list[Message] = list(messages)
@@ -105,6 +104,8 @@ class LoopState:
         self.responses: list[ChatResponse[Any]] = []
         self.extra_streamed = 0
         self.approved: set[str] = set()
+        self.answers: dict[str, dict[str, str]] = {}
+        self.decline_pending = decline_pending
         self.stream = stream
         self.run = run
         self.pipelines = pipelines
@@ -113,7 +114,7 @@ class LoopState:
         self.observers = observers
         self.pending = pending
         self.decisions = decisions
-        self.paused: PendingApprovals | None = None
+        self.paused: PausedRun | None = None
         # The results of a resumed batch: they belong right after the calls, before
         # this run's input (which may hold a new user message).
         self.resumed: Message | None = None
@@ -265,12 +266,17 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
     required = tool_choice == "required" or isinstance(tool_choice, Mapping)
 
     if state.pending is not None:
-        resumed = await _resume(state, state.pending, state.decisions)
+        resumed = await _resume(state, state.pending)
         if resumed is None:
             if state.stream and state.paused is not None:
                 yield ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
             return
         calls, outcomes, left_to_caller = resumed
+        if any(o.prompt is not None for o in outcomes):
+            requests = _pause_for_input(state, state.pending.calls, calls, outcomes, resumed=True)
+            if state.stream:
+                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+            return
         tool_message = Message("tool", tuple(o.content for o in outcomes))
         place_results(state, state.pending.calls, tool_message)
         state.resumed = tool_message
@@ -335,11 +341,11 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
             and (tool.approval_mode == "always_require" or (policy is not None and policy(c, tool)))
         ]
         if waiting:
-            requests = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
-            state.paused = PendingApprovals(calls=list(calls), requests=requests)
-            _attach_requests(state, requests)
+            approvals = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
+            state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
+            _attach_requests(state, approvals)
             if state.stream:
-                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+                yield ChatResponseUpdate(contents=tuple(approvals), role="assistant")
             return
 
         declared = _declared_only_names(state)
@@ -351,6 +357,11 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
                 return
 
         outcomes = await run_batch(state, calls)
+        if any(o.prompt is not None for o in outcomes):
+            requests = _pause_for_input(state, calls, calls, outcomes, resumed=False)
+            if state.stream:
+                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+            return
         tool_message = Message("tool", tuple(o.content for o in outcomes))
         state.transcript.append(tool_message)
         state.produced.append(tool_message)
@@ -390,7 +401,9 @@ def _declared_only_names(state: LoopState) -> set[str]:
     return {name for item in state.config.additional_tools if (name := tool_name(item))}
 
 
-def _attach_requests(state: LoopState, requests: list[FunctionApprovalRequestContent]) -> None:
+def _attach_requests(
+    state: LoopState, requests: Sequence[FunctionApprovalRequestContent | UserInputRequestContent]
+) -> None:
     # The requests join the assistant message that made the calls, as the fold of a
     # streamed run puts them there too.
     last = state.produced[-1]
@@ -409,44 +422,123 @@ def _return_directly_answer(
     return None
 
 
-async def _resume(
+def _pause_for_input(
     state: LoopState,
-    pending: PendingApprovals,
-    decisions: Sequence[FunctionApprovalResponseContent],
-) -> tuple[list[FunctionCallContent], list[Outcome], bool] | None:
-    """Run (or reject) the calls of a paused batch once every decision is in.
+    batch: list[FunctionCallContent],
+    ran: list[FunctionCallContent],
+    outcomes: list[Outcome],
+    *,
+    resumed: bool,
+) -> list[UserInputRequestContent]:
+    """Pause because tools asked the user something; keep the results that exist."""
+    requests = [
+        UserInputRequestContent(function_call=call, prompt=outcome.prompt)
+        for call, outcome in zip(ran, outcomes, strict=True)
+        if outcome.prompt is not None
+    ]
+    completed = [outcome.content for outcome in outcomes if outcome.prompt is None]
+    if resumed and state.pending is not None:
+        done = {c.call_id for c in completed}
+        completed = [c for c in state.pending.completed if c.call_id not in done] + completed
+    state.paused = PausedRun(
+        calls=list(batch),
+        requests=list(requests),
+        completed=completed,
+        answers={cid: dict(a) for cid, a in state.answers.items()},
+    )
+    if resumed:
+        state.produced.append(Message("assistant", tuple(requests)))
+    else:
+        _attach_requests(state, requests)
+    return requests
 
-    Returns the calls answered, their outcomes in call order, and whether calls to
-    ``additional_tools`` are left for the caller; ``None`` while still waiting.
+
+def _match_decisions(
+    state: LoopState, pending: PausedRun
+) -> tuple[dict[str, FunctionApprovalResponseContent], set[str]]:
+    """The approval verdicts (by call id) and the ids of the requests now answered.
+
+    A decision counts only if it answers a request this run is waiting for, about
+    the very call that request was made for, with the matching kind of answer.
     """
     by_id = {r.id: r for r in pending.requests}
     verdicts: dict[str, FunctionApprovalResponseContent] = {}
-    for decision in decisions:
+    answered: set[str] = set()
+    state.answers = {cid: dict(a) for cid, a in pending.answers.items()}
+    for decision in state.decisions:
         request = by_id.get(decision.id)
-        # A decision counts only if it answers a request this run is waiting for,
-        # about the very call that request was made for.
-        if request is not None and request.function_call == decision.function_call:
-            verdicts[request.function_call.call_id] = decision
-    if len(verdicts) < len(pending.requests):
-        state.paused = PendingApprovals(
+        if request is None or request.function_call != decision.function_call:
+            continue
+        call_id = request.function_call.call_id
+        if isinstance(request, FunctionApprovalRequestContent) and isinstance(
+            decision, FunctionApprovalResponseContent
+        ):
+            verdicts[call_id] = decision
+            answered.add(request.id)
+        elif isinstance(request, UserInputRequestContent) and isinstance(
+            decision, UserInputResponseContent
+        ):
+            state.answers.setdefault(call_id, {})[request.prompt] = decision.text
+            answered.add(request.id)
+    return verdicts, answered
+
+
+def _declined_note(request: FunctionApprovalRequestContent | UserInputRequestContent) -> str:
+    if isinstance(request, FunctionApprovalRequestContent):
+        return "The user rejected this call. Reason: no decision was given"
+    return f"The user did not answer the question {request.prompt!r}; the call was not completed."
+
+
+async def _resume(
+    state: LoopState, pending: PausedRun
+) -> tuple[list[FunctionCallContent], list[Outcome], bool] | None:
+    """Run (or reject) the calls of a paused batch once every request is answered.
+
+    Returns the calls answered, their outcomes in call order, and whether calls to
+    ``additional_tools`` are left for the caller; ``None`` while still waiting.
+    Calls that completed before the pause keep their results and do not run again.
+    """
+    verdicts, answered = _match_decisions(state, pending)
+    open_requests = [r for r in pending.requests if r.id not in answered]
+    declined: dict[str, str] = {}
+    unanswered: set[str] = set()
+    if open_requests and state.decline_pending:
+        # The caller moved on: what is still open is declined, so history stays valid.
+        declined = {r.function_call.call_id: _declined_note(r) for r in open_requests}
+        unanswered = {
+            r.function_call.call_id for r in open_requests if isinstance(r, UserInputRequestContent)
+        }
+        open_requests = []
+    if open_requests:
+        state.paused = PausedRun(
             calls=pending.calls,
-            requests=[r for r in pending.requests if r.function_call.call_id not in verdicts],
+            requests=open_requests,
+            completed=pending.completed,
+            answers={cid: dict(a) for cid, a in state.answers.items()},
         )
-        state.produced.append(Message("assistant", tuple(state.paused.requests)))
+        state.produced.append(Message("assistant", tuple(open_requests)))
         return None
+    for call_id, verdict in verdicts.items():
+        if not verdict.approved:
+            reason = verdict.reason
+            declined[call_id] = "The user rejected this call." + (
+                f" Reason: {reason}" if reason else ""
+            )
     declared = _declared_only_names(state)
-    answered = [c for c in pending.calls if c.name not in declared]
-    to_run = [
-        c for c in answered if not (c.call_id in verdicts and not verdicts[c.call_id].approved)
-    ]
+    answered_calls = [c for c in pending.calls if c.name not in declared]
+    completed = {r.call_id: r for r in pending.completed}
+    to_run = [c for c in answered_calls if c.call_id not in declined and c.call_id not in completed]
     state.approved.update(cid for cid, v in verdicts.items() if v.approved)
     ran = dict(zip((c.call_id for c in to_run), await run_batch(state, to_run), strict=True))
     outcomes: list[Outcome] = []
-    for call in answered:
+    for call in answered_calls:
         outcome = ran.get(call.call_id)
         if outcome is None:
-            reason = verdicts[call.call_id].reason
-            note = "The user rejected this call." + (f" Reason: {reason}" if reason else "")
-            outcome = error_outcome(call, note, "rejected")
+            if call.call_id in completed:
+                result: FunctionResultContent = completed[call.call_id]
+                outcome = Outcome(result, result.error is not None, False)
+            else:
+                kind = "unanswered" if call.call_id in unanswered else "rejected"
+                outcome = error_outcome(call, declined[call.call_id], kind)
         outcomes.append(outcome)
-    return answered, outcomes, len(answered) < len(pending.calls)
+    return answered_calls, outcomes, len(answered_calls) < len(pending.calls)

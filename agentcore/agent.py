@@ -38,14 +38,13 @@ from agentcore._run import RunContext
 from agentcore._sessions import (
     AgentSession,
     clear_pause,
-    paused_calls,
+    load_pause,
     save_pause,
     saved_locals,
 )
 from agentcore._stream import ResponseStream
 from agentcore._tool_loop import (
     LoopState,
-    PendingApprovals,
     drive,
     run_to_end,
 )
@@ -409,8 +408,7 @@ class Agent:
             before = getattr(provider, "before_run", None)
             if before is not None:
                 await before(context)
-        paused = None if session is None else paused_calls(session)
-        pending = None if paused is None else PendingApprovals(calls=paused[0], requests=paused[1])
+        pending = None if session is None else load_pause(session)
         input_messages, decisions = split_decisions(context.messages)
         stored = input_messages
         if original is not None:
@@ -418,15 +416,12 @@ class Agent:
             stored, _ = split_decisions([m for m in context.messages if id(m) in own])
         if decisions and pending is None:
             raise RunStateError(
-                "the input holds approval responses but no run is waiting for approval in this "
-                "session; pass the session of the paused run (session=...)"
+                "the input holds approval or user-input responses, but no run is waiting for approval "
+                "or input in this session; pass the session of the paused run (session=...)"
             )
-        if pending is not None and not decisions:
-            # The caller moved on without deciding: the paused calls are declined so the
-            # conversation stays valid.
-            decisions = [
-                r.create_response(False, reason="no decision was given") for r in pending.requests
-            ]
+        # Without any decision the caller moved on: what is still open is declined,
+        # so the conversation stays valid.
+        decline_pending = pending is not None and not decisions
         options = dict(context.options)
         instructions = "\n\n".join(
             i for i in (context.instructions, options.get("instructions")) if i
@@ -451,6 +446,7 @@ class Agent:
             observers=self._observers,
             pending=pending,
             decisions=decisions,
+            decline_pending=decline_pending,
         )
         return _Prepared(stored, options, state)
 
@@ -483,8 +479,7 @@ class Agent:
                 await store.append(session.session_id, history_view(turn))
             session.service_conversation_id = conversation_id
             if state.paused is not None:
-                calls, requests = state.paused.calls, state.paused.requests
-                save_pause(session, calls, requests, context.run.locals.to_dict())
+                save_pause(session, state.paused, context.run.locals.to_dict())
             else:
                 clear_pause(session)
         return AgentResponse(

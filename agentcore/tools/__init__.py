@@ -11,7 +11,7 @@ unions and ``Optional``; ``Literal``; ``Enum``; attrs classes, dataclasses and
 recognised by shape); ``Annotated[X, "description"]``.
 """
 
-from agentcore.tools._context import ToolContext
+from agentcore.tools._context import ToolContext, UserInputRequired
 from agentcore.tools._errors import ToolArgumentsError
 from agentcore.tools._function_tool import ApprovalMode, FunctionTool, tool
 from agentcore.tools._normalize import normalize_tools
@@ -21,6 +21,7 @@ __all__ = [
     "FunctionTool",
     "ToolArgumentsError",
     "ToolContext",
+    "UserInputRequired",
     "normalize_tools",
     "tool",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -12,7 +13,23 @@ from agentcore._run import RunContext, RunLocals
 if TYPE_CHECKING:
     from agentcore._sessions import AgentSession
 
-__all__ = ["ToolContext"]
+__all__ = ["ToolContext", "UserInputRequired"]
+
+
+class UserInputRequired(Exception):  # a signal, not an error
+    """Raised by :meth:`ToolContext.ask` when the user has not answered yet.
+
+    The tool loop catches it and pauses the run with a ``UserInputRequestContent``;
+    let it propagate (do not catch it in the tool).
+    """
+
+    def __init__(self, prompt: str) -> None:
+        super().__init__(prompt)
+        self.prompt = prompt
+
+
+def _answers(value: Mapping[str, str]) -> Mapping[str, str]:
+    return dict(value)
 
 
 @attrs.frozen
@@ -29,6 +46,8 @@ class ToolContext:
     """The name the tool was called by."""
     run: RunContext
     """The run: run-local values, the session, the event emitter."""
+    answers: Mapping[str, str] = attrs.field(factory=dict[str, str], converter=_answers)
+    """The user's answers to this call's questions so far, by prompt."""
 
     @property
     def session(self) -> AgentSession | None:
@@ -43,3 +62,16 @@ class ToolContext:
     async def emit(self, data: Any, *, name: str = "tool_progress") -> None:
         """Send a custom event to the caller, marked as coming from this tool."""
         await self.run.emit(CustomEvent(name=name, data=data, source=self.tool_name))
+
+    def ask(self, prompt: str) -> str:
+        """The user's answer to ``prompt``; pauses the run to ask when there is none.
+
+        The run pauses with a ``UserInputRequestContent`` in the response; once the
+        caller sends ``request.create_response(text)`` in the same session, the tool
+        runs again from the start and this call returns the answer. Ask before any
+        side effect, since everything before the question runs twice.
+        """
+        answer = self.answers.get(prompt)
+        if answer is None:
+            raise UserInputRequired(prompt)
+        return answer
