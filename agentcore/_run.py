@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
-import uuid
+import os
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,24 @@ if TYPE_CHECKING:
     from agentcore._sessions import AgentSession
 
 __all__ = ["RunContext", "RunLocals"]
+
+
+_run_pid = os.getpid()
+_run_prefix = os.urandom(6).hex()
+_run_numbers = itertools.count(1)
+
+
+def new_run_id() -> str:
+    """A run id unique across processes: random per process, counted within one.
+
+    A forked child notices the new pid and draws its own prefix (no fork hook is
+    registered: importing agentcore changes nothing global).
+    """
+    global _run_pid, _run_prefix, _run_numbers
+    pid = os.getpid()
+    if pid != _run_pid:
+        _run_pid, _run_prefix, _run_numbers = pid, os.urandom(6).hex(), itertools.count(1)
+    return f"run_{_run_prefix}_{next(_run_numbers):x}"
 
 
 class RunLocals(MutableMapping[str, Any]):
@@ -76,7 +95,7 @@ class RunContext:
         locals: dict[str, Any] | None = None,
         run_id: str | None = None,
     ) -> None:
-        self.run_id = run_id or uuid.uuid4().hex
+        self.run_id = run_id or new_run_id()
         self.session = session
         self.locals = RunLocals(locals)
         self.events: list[CustomEvent] = []

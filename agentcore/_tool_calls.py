@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Any, cast
 
-import anyio
 import attrs
 
+from agentcore._concurrency import gather_in_order
 from agentcore._contents import (
     FunctionCallContent,
     FunctionResultContent,
@@ -19,6 +20,7 @@ from agentcore.observers import (
     ToolCallEnded,
     ToolCallStarted,
 )
+from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
 
 if TYPE_CHECKING:
     from agentcore._tool_loop import LoopState
@@ -84,21 +86,10 @@ async def run_batch(state: LoopState, calls: list[FunctionCallContent]) -> list[
                 raise UnknownToolError(call.name, list(state.function_tools))
     if len(calls) <= 1:
         return [await invoke_call(state, calls[0])] if calls else []
-    outcomes: list[Outcome | None] = [None] * len(calls)
-    limit = state.config.max_concurrency
-    limiter = anyio.CapacityLimiter(limit) if limit is not None else None
-
-    async def run_one(position: int, call: FunctionCallContent) -> None:
-        if limiter is None:
-            outcomes[position] = await invoke_call(state, call)
-        else:
-            async with limiter:
-                outcomes[position] = await invoke_call(state, call)
-
-    async with anyio.create_task_group() as group:
-        for position, call in enumerate(calls):
-            group.start_soon(run_one, position, call)
-    return [o for o in outcomes if o is not None]
+    return await gather_in_order(
+        [functools.partial(invoke_call, state, call) for call in calls],
+        limit=state.config.max_concurrency,
+    )
 
 
 def error_outcome(call: FunctionCallContent, message: str, kind: str) -> Outcome:
@@ -107,8 +98,6 @@ def error_outcome(call: FunctionCallContent, message: str, kind: str) -> Outcome
 
 async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     """Run one call through the function middleware; failures become error results."""
-    from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
-
     tool = state.function_tools.get(call.name)
     if tool is None:
         available = ", ".join(sorted(state.function_tools)) or "none"

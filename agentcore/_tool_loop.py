@@ -11,7 +11,7 @@ valid: every function call has its result before the next request.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import attrs
 
@@ -44,6 +44,7 @@ from agentcore.observers import (
     ModelCallEnded,
     ObserverSet,
 )
+from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
     from agentcore.protocols import SupportsGetResponse
@@ -141,6 +142,15 @@ class LoopState:
     def response(self) -> ChatResponse[None]:
         """The whole loop as one response (what the streamed updates fold into)."""
         responses = self.responses
+        if len(responses) == 1 and not self.run.extra_usage:
+            only = responses[0]
+            produced = self.produced
+            if (
+                len(produced) == len(only.messages)
+                and all(a is b for a, b in zip(produced, only.messages, strict=True))
+                and only.value is None
+            ):
+                return cast("ChatResponse[None]", only)  # one model call, nothing added
         finish_reason = None
         response_id = conversation_id = model = created_at = None
         extra: dict[str, Any] | None = None
@@ -227,8 +237,6 @@ class ToolLoop:
         options: Mapping[str, Any] | None = None,
         stream: bool = False,
     ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
-        from agentcore.tools import normalize_tools
-
         opts = dict(options or {})
         if opts.get("tools"):
             opts["tools"] = normalize_tools(opts["tools"])
@@ -246,10 +254,15 @@ class ToolLoop:
         return run_to_end(state)
 
 
-async def run_to_end(state: LoopState) -> ChatResponse[None]:
-    """Run the loop without streaming and return the whole response."""
+async def run_quietly(state: LoopState) -> None:
+    """Run the loop without streaming; what it produced stays in ``state``."""
     async for _ in drive(state):
         pass  # pragma: no cover  # a non-streaming run yields nothing
+
+
+async def run_to_end(state: LoopState) -> ChatResponse[None]:
+    """Run the loop without streaming and return the whole response."""
+    await run_quietly(state)
     return state.response()
 
 

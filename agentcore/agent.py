@@ -20,6 +20,7 @@ from typing_extensions import TypeVar
 
 from agentcore._contents import (
     TextContent,
+    UsageContent,
 )
 from agentcore._contexts import AgentContext
 from agentcore._history import history_view
@@ -46,13 +47,14 @@ from agentcore._stream import ResponseStream
 from agentcore._tool_loop import (
     LoopState,
     drive,
-    run_to_end,
+    run_quietly,
 )
 from agentcore.errors import RunStateError
 from agentcore.middleware import MiddlewareTermination, PipelineCache, Pipelines, run_pipeline
 from agentcore.observers import ObserverSet, RunEnded, RunStarted
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.structured import JsonSchemaOptions, parse_answer
+from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
     from agentcore.tools import FunctionTool
@@ -109,8 +111,6 @@ async def _replay_agent(response: AgentResponse[Any]) -> AsyncGenerator[AgentRes
             agent_name=response.agent_name,
             response_id=response.response_id,
         )
-    from agentcore._contents import UsageContent
-
     yield AgentResponseUpdate(
         contents=(UsageContent(response.usage),) if response.usage is not None else (),
         finish_reason=response.finish_reason,
@@ -157,8 +157,6 @@ class Agent:
         tool_loop: FunctionInvocationConfiguration | None = None,
         observers: Sequence[object] = (),
     ) -> None:
-        from agentcore.tools import normalize_tools
-
         if not isinstance(client, SupportsGetResponse):
             raise TypeError(
                 f"Agent needs a chat client with a get_response(messages, *, options, stream) "
@@ -321,8 +319,6 @@ class Agent:
         options: Mapping[str, Any] | None,
         tools: Sequence[Any] | None,
     ) -> AgentContext:
-        from agentcore.tools import normalize_tools
-
         if session is not None and not isinstance(session, AgentSession):
             raise TypeError(
                 f"session must be an AgentSession (from agent.create_session()), "
@@ -393,8 +389,6 @@ class Agent:
         pipelines: Pipelines,
         config: FunctionInvocationConfiguration,
     ) -> _Prepared:
-        from agentcore.tools import normalize_tools
-
         session = context.session
         history: list[Message] = []
         store: Any = self.history
@@ -416,8 +410,9 @@ class Agent:
             stored, _ = split_decisions([m for m in context.messages if id(m) in own])
         if decisions and pending is None:
             raise RunStateError(
-                "the input holds approval or user-input responses, but no run is waiting for approval "
-                "or input in this session; pass the session of the paused run (session=...)"
+                "the input holds approval or user-input responses, but no run is waiting for "
+                "approval or input in this session; pass the session of the paused run "
+                "(session=...)"
             )
         # Without any decision the caller moved on: what is still open is declined,
         # so the conversation stays valid.
@@ -509,12 +504,12 @@ class Agent:
         lock = self._session_lock(context.session)
         if lock is None:
             prepared = await self._prepare(context, pipelines, config)
-            await run_to_end(prepared.state)
+            await run_quietly(prepared.state)
             context.result = await self._commit(context, prepared)
         else:
             async with lock:
                 prepared = await self._prepare(context, pipelines, config)
-                await run_to_end(prepared.state)
+                await run_quietly(prepared.state)
                 context.result = await self._commit(context, prepared)
         await self._after(context)
 

@@ -1,0 +1,109 @@
+"""Running several coroutines at once, under structured concurrency, cheaply.
+
+Tool calls of one turn run concurrently. anyio's task group is the portable way;
+on asyncio it costs several times what plain tasks cost, so there the same
+guarantees are kept by hand: every task has finished when :func:`gather_in_order`
+returns or raises, a failure cancels the siblings and propagates unwrapped, and
+cancelling the caller cancels the tasks and waits for them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import anyio
+
+__all__ = ["gather_in_order"]
+
+T = TypeVar("T")
+
+
+def _running_asyncio_loop() -> Any:
+    asyncio = sys.modules.get("asyncio")
+    # asyncio is never imported here: if nobody imported it, no asyncio loop runs.
+    return None if asyncio is None else asyncio._get_running_loop()
+
+
+async def gather_in_order(
+    jobs: Sequence[Callable[[], Awaitable[T]]], *, limit: int | None = None
+) -> list[T]:
+    """Run every job concurrently (at most ``limit`` at a time) and return their
+    results in job order.
+
+    The first job to raise cancels the others, and its exception propagates as
+    is (not wrapped in an exception group).
+    """
+    if not jobs:
+        return []
+    limiter = anyio.CapacityLimiter(limit) if limit is not None else None
+    loop = _running_asyncio_loop()
+    if loop is not None:
+        return await _gather_asyncio(loop, jobs, limiter)
+    return await _gather_anyio(jobs, limiter)
+
+
+async def _run(job: Callable[[], Awaitable[T]], limiter: anyio.CapacityLimiter | None) -> T:
+    if limiter is None:
+        return await job()
+    async with limiter:
+        return await job()
+
+
+async def _gather_asyncio(
+    loop: Any, jobs: Sequence[Callable[[], Awaitable[T]]], limiter: anyio.CapacityLimiter | None
+) -> list[T]:
+    import asyncio
+
+    tasks: list[asyncio.Task[T]] = [loop.create_task(_run(job, limiter)) for job in jobs]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    except BaseException:
+        await _cancel_and_wait(asyncio, tasks)
+        raise
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            await _cancel_and_wait(asyncio, tasks)
+            error = task.exception()
+            assert error is not None
+            raise error
+    return [task.result() for task in tasks]
+
+
+async def _cancel_and_wait(asyncio: Any, tasks: Sequence[Any]) -> None:
+    for task in tasks:
+        task.cancel()
+    # The tasks must finish before we leave. The caller may itself be cancelled
+    # again and again meanwhile (anyio cancels level-triggered): keep waiting, and
+    # never await once everything is done, or that await would be cancelled forever.
+    while not all(task.done() for task in tasks):
+        try:
+            await asyncio.wait([task for task in tasks if not task.done()])
+        except asyncio.CancelledError:
+            continue
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()  # retrieved: a sibling's failure is not "never retrieved"
+
+
+async def _gather_anyio(
+    jobs: Sequence[Callable[[], Awaitable[T]]], limiter: anyio.CapacityLimiter | None
+) -> list[T]:
+    results: list[Any] = [None] * len(jobs)
+    failures: list[Exception] = []
+
+    async with anyio.create_task_group() as group:
+
+        async def run_one(position: int, job: Callable[[], Awaitable[T]]) -> None:
+            try:
+                results[position] = await _run(job, limiter)
+            except Exception as exc:  # cancellation is not an Exception: it passes
+                failures.append(exc)
+                group.cancel_scope.cancel()
+
+        for position, job in enumerate(jobs):
+            group.start_soon(run_one, position, job)
+    if failures:
+        raise failures[0]
+    return results

@@ -1,0 +1,123 @@
+"""gather_in_order: concurrent jobs, results in order, failures and cancellation
+handled the same way on asyncio (plain tasks) and trio (a task group)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import anyio
+import anyio.lowlevel
+import pytest
+
+from agentcore._concurrency import gather_in_order
+
+pytestmark = pytest.mark.anyio
+LIMIT = 5.0
+
+
+async def test_results_come_back_in_job_order_whatever_finishes_first() -> None:
+    finished: list[int] = []
+
+    def job(position: int, delay_steps: int) -> Callable[[], Awaitable[int]]:
+        async def run() -> int:
+            for _ in range(delay_steps):
+                await anyio.lowlevel.checkpoint()
+            finished.append(position)
+            return position * 10
+
+        return run
+
+    with anyio.fail_after(LIMIT):
+        results = await gather_in_order([job(0, 6), job(1, 3), job(2, 0)])
+    assert results == [0, 10, 20]
+    assert finished == [2, 1, 0]
+
+
+async def test_jobs_run_concurrently() -> None:
+    first_started = anyio.Event()
+
+    async def waits_for_the_second() -> str:
+        first_started.set()
+        await second_done.wait()
+        return "first"
+
+    second_done = anyio.Event()
+
+    async def unblocks_the_first() -> str:
+        await first_started.wait()
+        second_done.set()
+        return "second"
+
+    with anyio.fail_after(LIMIT):
+        assert await gather_in_order([waits_for_the_second, unblocks_the_first]) == [
+            "first",
+            "second",
+        ]
+
+
+async def test_a_limit_bounds_how_many_run_at_once() -> None:
+    running = 0
+    peak = 0
+
+    async def job() -> None:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        for _ in range(3):
+            await anyio.lowlevel.checkpoint()
+        running -= 1
+
+    with anyio.fail_after(LIMIT):
+        await gather_in_order([job] * 6, limit=2)
+    assert peak == 2
+
+
+class Boom(Exception):
+    pass
+
+
+async def test_a_failure_cancels_the_siblings_and_propagates_unwrapped() -> None:
+    cancelled: list[str] = []
+
+    async def slow() -> None:
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            cancelled.append("slow")
+            raise
+
+    async def fails() -> None:
+        await anyio.lowlevel.checkpoint()
+        raise Boom("broken")
+
+    with anyio.fail_after(LIMIT), pytest.raises(Boom, match="broken"):
+        await gather_in_order([slow, fails, slow])
+    assert cancelled == ["slow", "slow"]
+
+
+async def test_cancelling_the_caller_cancels_every_job_and_waits_for_it() -> None:
+    cleaned: list[int] = []
+    started = anyio.Event()
+
+    def job(position: int) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            started.set()
+            try:
+                await anyio.sleep_forever()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await anyio.lowlevel.checkpoint()  # clean-up that needs a checkpoint
+                cleaned.append(position)
+
+        return run
+
+    with anyio.fail_after(LIMIT):
+        async with anyio.create_task_group() as group:
+            group.start_soon(gather_in_order, [job(0), job(1), job(2)])
+            await started.wait()
+            group.cancel_scope.cancel()
+    assert sorted(cleaned) == [0, 1, 2]
+
+
+async def test_no_jobs_give_no_results() -> None:
+    assert await gather_in_order([]) == []
