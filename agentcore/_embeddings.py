@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sized
-from typing import Any
+from typing import Any, Generic
 
 import attrs
-from typing_extensions import Generic, TypedDict, TypeVar
+from typing_extensions import TypedDict, TypeVar
 
 from agentcore._usage import Usage
 
@@ -58,4 +58,4 @@ class GeneratedEmbeddings(list[Embedding[EmbeddingT]], Generic[EmbeddingT, Embed
         self.additional_properties = additional_properties
 
     def __repr__(self) -> str:
-        return f"GeneratedEmbeddings({list.__repr__(self)}, usage={self.usage!r})"
+        return f"GeneratedEmbeddings({super().__repr__()}, usage={self.usage!r})"

@@ -6,11 +6,10 @@ knows how to send them; the kernel only passes them along.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, Union
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, TypeAlias
 
 import attrs
-from typing_extensions import TypeAlias
 
 __all__ = [
     "CodeInterpreterTool",
@@ -27,11 +26,25 @@ def _options(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return {} if value is None else dict(value)
 
 
+def _no_options() -> Mapping[str, Any]:
+    return {}
+
+
+def _to_names(value: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise TypeError(f"expected a list of names, got the single string {value!r}")
+    return tuple(value)
+
+
+def _to_optional_names(value: Iterable[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else _to_names(value)
+
+
 @attrs.frozen
 class WebSearchTool:
     """Server-side web search. ``options`` carries provider-specific settings."""
 
-    options: Mapping[str, Any] = attrs.field(factory=dict, converter=_options)
+    options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["web_search"] = attrs.field(default="web_search", init=False)
 
 
@@ -39,7 +52,7 @@ class WebSearchTool:
 class CodeInterpreterTool:
     """Server-side code execution in the provider's sandbox."""
 
-    options: Mapping[str, Any] = attrs.field(factory=dict, converter=_options)
+    options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["code_interpreter"] = attrs.field(default="code_interpreter", init=False)
 
 
@@ -47,8 +60,8 @@ class CodeInterpreterTool:
 class FileSearchTool:
     """Server-side search over the provider's vector stores."""
 
-    vector_store_ids: tuple[str, ...] = attrs.field(default=(), converter=tuple)
-    options: Mapping[str, Any] = attrs.field(factory=dict, converter=_options)
+    vector_store_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_names)
+    options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["file_search"] = attrs.field(default="file_search", init=False)
 
 
@@ -56,7 +69,7 @@ class FileSearchTool:
 class ImageGenerationTool:
     """Server-side image generation."""
 
-    options: Mapping[str, Any] = attrs.field(factory=dict, converter=_options)
+    options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["image_generation"] = attrs.field(default="image_generation", init=False)
 
 
@@ -66,12 +79,10 @@ class MCPTool:
 
     name: str
     url: str
-    allowed_tools: tuple[str, ...] | None = attrs.field(
-        default=None, converter=attrs.converters.optional(tuple)
-    )
+    allowed_tools: tuple[str, ...] | None = attrs.field(default=None, converter=_to_optional_names)
     headers: Mapping[str, str] | None = None
     approval_mode: Literal["always_require", "never_require"] | None = None
-    options: Mapping[str, Any] = attrs.field(factory=dict, converter=_options)
+    options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["mcp"] = attrs.field(default="mcp", init=False)
 
 
@@ -79,13 +90,13 @@ class MCPTool:
 class ShellTool:
     """A shell the provider drives (the commands run where the adapter says)."""
 
-    options: Mapping[str, Any] = attrs.field(factory=dict, converter=_options)
+    options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["shell"] = attrs.field(default="shell", init=False)
 
 
-HostedTool: TypeAlias = Union[
-    WebSearchTool, CodeInterpreterTool, FileSearchTool, ImageGenerationTool, MCPTool, ShellTool
-]
+HostedTool: TypeAlias = (
+    WebSearchTool | CodeInterpreterTool | FileSearchTool | ImageGenerationTool | MCPTool | ShellTool
+)
 HOSTED_TOOL_TYPES: tuple[type[HostedTool], ...] = (
     WebSearchTool,
     CodeInterpreterTool,
@@ -94,4 +105,3 @@ HOSTED_TOOL_TYPES: tuple[type[HostedTool], ...] = (
     MCPTool,
     ShellTool,
 )
-

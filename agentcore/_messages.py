@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Union, get_args
+from typing import Any, Literal, TypeAlias, get_args
 
 import attrs
-from typing_extensions import TypeAlias
 
 from agentcore._contents import CONTENT_TYPES, Content, TextContent
 
@@ -16,7 +15,7 @@ Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 _ROLES: frozenset[str] = frozenset(get_args(Role))
 
 
-def _to_contents(value: str | Content | Sequence[Union[Content, str]]) -> tuple[Content, ...]:
+def _to_contents(value: str | Content | Sequence[Content | str]) -> tuple[Content, ...]:
     if isinstance(value, str):
         return (TextContent(value),)
     if not isinstance(value, Sequence):
@@ -42,9 +41,7 @@ def _to_contents(value: str | Content | Sequence[Union[Content, str]]) -> tuple[
 
 def _check_role(_instance: object, _attribute: object, value: str) -> None:
     if value not in _ROLES:
-        raise ValueError(
-            f"Message role must be one of {sorted(_ROLES)}, got {value!r}"
-        )
+        raise ValueError(f"Message role must be one of {sorted(_ROLES)}, got {value!r}")
 
 
 @attrs.frozen

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
 
-from typing_extensions import Generic, TypeAlias, TypedDict, TypeVar
+from typing_extensions import TypedDict, TypeVar
 
 if TYPE_CHECKING:
     from agentcore._hosted_tools import HostedTool
@@ -23,7 +23,7 @@ class RequiredToolChoice(TypedDict, total=False):
     required_function_name: str
 
 
-ToolChoice: TypeAlias = Union[Literal["auto", "none", "required"], RequiredToolChoice]
+ToolChoice: TypeAlias = Literal["auto", "none", "required"] | RequiredToolChoice
 """``"auto"`` (the model decides), ``"none"`` (no tools), ``"required"`` (must call)."""
 
 ToolLike: TypeAlias = Union["FunctionTool[..., Any]", "HostedTool", Mapping[str, Any]]

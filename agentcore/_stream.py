@@ -10,10 +10,17 @@ streamed and what :meth:`ResponseStream.get_final_response` returns never disagr
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
-from collections.abc import Generator, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Sequence,
+)
 from types import TracebackType
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 import anyio
 
@@ -26,6 +33,11 @@ NewFinalT = TypeVar("NewFinalT")
 
 Finalizer = Callable[[Sequence[Any]], Any]
 ResultHook = Callable[[Any], Any]
+_Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None]]
+"""Per stage: its transform and the list collecting what reaches it (if needed)."""
+
+_END: Any = object()
+"""Returned by ``_advance`` when the source is exhausted."""
 
 
 class StreamConsumedError(RuntimeError):
@@ -54,15 +66,29 @@ class _Stage:
 class _Core:
     """What the stages of one stream share: the source and the consumption state."""
 
-    __slots__ = ("consuming", "deferred", "exhausted", "iterator", "source", "stages")
+    __slots__ = (
+        "consuming",
+        "deferred",
+        "exhausted",
+        "iterator",
+        "pulling",
+        "setup",
+        "source",
+        "stages",
+    )
 
     def __init__(self, source: AsyncIterable[Any] | None, stage: _Stage) -> None:
         self.source = source
         self.iterator: AsyncIterator[Any] | None = None
         self.stages: list[_Stage] = [stage]
+        # An ``async for`` over this stream is in progress (possibly suspended).
         self.consuming = False
+        # Someone is awaiting the source's next update right now.
+        self.pulling = False
         self.exhausted = False
-        # For ``from_awaitable``: the inner stream once the awaitable resolved.
+        # For ``from_awaitable``: the setup awaitable until it starts, then the inner
+        # stream it resolved to.
+        self.setup: Awaitable[ResponseStream[Any, Any]] | None = None
         self.deferred: ResponseStream[Any, Any] | None = None
 
 
@@ -72,7 +98,16 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
+async def _apply_hooks(hooks: Sequence[ResultHook], value: Any) -> Any:
+    for hook in hooks:
+        replaced = await _maybe_await(hook(value))
+        if replaced is not None:
+            value = replaced
+    return value
+
+
 async def _close(iterator: object) -> None:
+    # Sources without ``aclose`` (plain async iterables) have nothing to close.
     aclose = getattr(iterator, "aclose", None)
     if aclose is not None:
         with anyio.CancelScope(shield=True):
@@ -93,6 +128,22 @@ class ResponseStream(Generic[UpdateT, FinalT]):
 
     __slots__ = ("_core", "_depth")
 
+    @overload
+    def __init__(
+        self,
+        updates: AsyncIterable[UpdateT],
+        *,
+        finalizer: Callable[[Sequence[UpdateT]], Awaitable[FinalT]],
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        updates: AsyncIterable[UpdateT],
+        *,
+        finalizer: Callable[[Sequence[UpdateT]], FinalT],
+    ) -> None: ...
+
     def __init__(
         self,
         updates: AsyncIterable[UpdateT],
@@ -104,25 +155,35 @@ class ResponseStream(Generic[UpdateT, FinalT]):
 
     # -- construction -------------------------------------------------------------
 
-    @classmethod
+    @staticmethod
     def from_awaitable(
-        cls, awaitable: Awaitable[ResponseStream[UpdateT, FinalT]]
-    ) -> ResponseStream[UpdateT, FinalT]:
+        awaitable: Awaitable[ResponseStream[NewUpdateT, NewFinalT]],
+    ) -> ResponseStream[NewUpdateT, NewFinalT]:
         """A stream whose setup is async: ``awaitable`` is awaited on first use.
 
         This lets a plain ``def`` return a stream at once and do its async
         preparation only when the caller starts consuming.
         """
-        stream: ResponseStream[UpdateT, FinalT] = cls.__new__(cls)
+        # A static method, so ``ResponseStream.from_awaitable(...)`` infers its types
+        # without the class being parametrized first.
+        stream = cast("ResponseStream[NewUpdateT, NewFinalT]", object.__new__(ResponseStream))
         core = _Core(None, _Stage(None, None, []))
 
         async def deferred_updates() -> AsyncGenerator[Any, None]:
+            core.setup = None
             inner = await awaitable
             core.deferred = inner
-            async for update in inner:
-                yield update
+            updates = inner.__aiter__()
+            try:
+                async for update in updates:
+                    yield update
+            finally:
+                # Close the inner consumer now rather than leaving it to the garbage
+                # collector (which trio reports with a ResourceWarning).
+                await updates.aclose()
 
         core.source = deferred_updates()
+        core.setup = awaitable
         stream._core = core
         stream._depth = 0
         return stream
@@ -136,7 +197,14 @@ class ResponseStream(Generic[UpdateT, FinalT]):
     def map(
         self,
         transform: Callable[[UpdateT], NewUpdateT | None],
-        finalizer: Callable[[Sequence[NewUpdateT]], NewFinalT | Awaitable[NewFinalT]],
+        finalizer: Callable[[Sequence[NewUpdateT]], Awaitable[NewFinalT]],
+    ) -> ResponseStream[NewUpdateT, NewFinalT]: ...
+
+    @overload
+    def map(
+        self,
+        transform: Callable[[UpdateT], NewUpdateT | None],
+        finalizer: Callable[[Sequence[NewUpdateT]], NewFinalT],
     ) -> ResponseStream[NewUpdateT, NewFinalT]: ...
 
     def map(
@@ -175,10 +243,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
 
     def _push(self, stage: _Stage) -> ResponseStream[Any, Any]:
         core = self._core
-        if len(core.stages) != self._depth + 1:
-            raise StreamConsumedError("this stream was already mapped; use the mapped stream")
         core.stages.append(stage)
-        child: ResponseStream[Any, Any] = ResponseStream.__new__(ResponseStream)
+        child: ResponseStream[Any, Any] = type(self).__new__(type(self))
         child._core = core
         child._depth = self._depth + 1
         return child
@@ -199,8 +265,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
 
     async def _iterate(self) -> AsyncGenerator[UpdateT, None]:
         core = self._core
-        depth = self._depth
-        if len(core.stages) != depth + 1:
+        if len(core.stages) != self._depth + 1:
             raise StreamConsumedError("this stream was mapped; iterate the mapped stream instead")
         if core.consuming:
             raise StreamConsumedError("this stream already has a consumer; streams are single-use")
@@ -208,6 +273,30 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             return
         core.consuming = True
         plan = self._plan()
+        try:
+            while True:
+                update = await self._advance(plan)
+                if update is _END:
+                    return
+                yield update
+        finally:
+            core.consuming = False
+            await self._close_abandoned()
+
+    async def _close_abandoned(self) -> None:
+        # The consumer left early (break, aclose, garbage collection): close the
+        # source, unless get_final_response() is draining it right now.
+        core = self._core
+        if not core.exhausted and not core.pulling:
+            core.exhausted = True
+            await _close(core.iterator)
+
+    async def _advance(self, plan: _Plan) -> Any:
+        """The next update that survives every transform, or ``_END``."""
+        core = self._core
+        if core.pulling:
+            raise StreamConsumedError("another task is reading this stream right now")
+        core.pulling = True
         try:
             iterator = core.iterator
             if iterator is None:
@@ -218,7 +307,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     update = await iterator.__anext__()
                 except StopAsyncIteration:
                     core.exhausted = True
-                    break
+                    return _END
                 for transform, collected in plan:
                     if transform is not None:
                         update = transform(update)
@@ -227,26 +316,20 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     if collected is not None:
                         collected.append(update)
                 else:
-                    yield update
+                    return update
         except BaseException:
+            # A failing source or transform, or cancellation: nothing more will be read.
             core.exhausted = True
-            if core.iterator is not None:
-                await _close(core.iterator)
+            await _close(core.iterator)
             raise
         finally:
-            core.consuming = False
-            if not core.exhausted and core.iterator is not None:
-                # The consumer left early (break, aclose, garbage collection).
-                core.exhausted = True
-                await _close(core.iterator)
+            core.pulling = False
 
-    def _plan(self) -> list[tuple[Callable[[Any], Any] | None, list[Any] | None]]:
-        plan: list[tuple[Callable[[Any], Any] | None, list[Any] | None]] = []
+    def _plan(self) -> _Plan:
+        plan: _Plan = []
         last = len(self._core.stages) - 1
         for i, stage in enumerate(self._core.stages):
-            if stage.collected is None and (
-                i == last or (stage.hooks and stage.finalizer is not None)
-            ):
+            if stage.collected is None and (i == last or stage.hooks):
                 stage.collected = []
             plan.append((stage.transform, stage.collected))
         return plan
@@ -260,7 +343,10 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         if stage.finalized:
             return stage.final  # type: ignore[no-any-return]
         if not core.exhausted:
-            async for _ in self:
+            # Continue where the consumer stopped (or start): the same updates reach
+            # the same collectors, so the final value covers the whole stream.
+            plan = self._plan()
+            while await self._advance(plan) is not _END:
                 pass
         for i, each in enumerate(core.stages):
             if not each.finalized and (each.hooks or i == self._depth):
@@ -272,29 +358,41 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             value = await self._deferred_final(stage)
         else:
             value = await _maybe_await(stage.finalizer(stage.collected or []))
-        for hook in stage.hooks:
-            replaced = await _maybe_await(hook(value))
-            if replaced is not None:
-                value = replaced
-        stage.final = value
+        stage.final = await _apply_hooks(stage.hooks, value)
         stage.finalized = True
         stage.collected = None
 
-    async def _deferred_final(self, stage: _Stage) -> Any:
-        # A stream made by ``from_awaitable``: the final value is the inner stream's,
-        # unless transforms were stacked on top, in which case the inner stream's
-        # finalizer is applied again to the transformed updates.
+    def _resolved(self) -> ResponseStream[Any, Any]:
+        # For ``from_awaitable``: the inner stream, once the setup produced it.
         deferred = self._core.deferred
         if deferred is None:
-            raise StreamConsumedError("the deferred stream ended before it produced a stream")
-        inner_final = await deferred.get_final_response()
+            raise StreamConsumedError(
+                "the stream ended before its setup produced a stream, so it has no final value"
+            )
+        return deferred
+
+    async def _deferred_final(self, stage: _Stage) -> Any:
+        # The final value is the inner stream's, unless transforms were stacked on
+        # top; then the inner stream folds the transformed updates the way it folds
+        # its own (its finalizer, then its result hooks).
+        inner = self._resolved()
         stages = self._core.stages
         if all(s.transform is None for s in stages[: stages.index(stage) + 1]):
-            return inner_final
-        inner_finalizer = deferred._core.stages[deferred._depth].finalizer
-        if inner_finalizer is None:
-            return inner_final
-        return await _maybe_await(inner_finalizer(stage.collected or []))
+            return await inner.get_final_response()
+        return await inner._refinalize(stage.collected or [])
+
+    async def _refinalize(self, updates: Sequence[Any]) -> Any:
+        """This stream's final value computed from ``updates`` instead of its own."""
+        core = self._core
+        for each in core.stages[: self._depth]:
+            if each.hooks and not each.finalized:
+                await self._finalize(each)
+        stage = core.stages[self._depth]
+        if stage.finalizer is None:
+            value = await self._resolved()._refinalize(updates)
+        else:
+            value = await _maybe_await(stage.finalizer(updates))
+        return await _apply_hooks(stage.hooks, value)
 
     def __await__(self) -> Generator[Any, None, FinalT]:
         return self.get_final_response().__await__()
@@ -304,10 +402,12 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         core = self._core
         if not core.exhausted:
             core.exhausted = True
-            if core.iterator is not None:
-                await _close(core.iterator)
-            elif core.source is not None:
-                await _close(core.source)
+            await _close(core.iterator if core.iterator is not None else core.source)
+            setup, core.setup = core.setup, None
+            if inspect.iscoroutine(setup):
+                # ``from_awaitable`` setup that never started: close it so it is not
+                # reported as "never awaited".
+                setup.close()
 
     async def __aenter__(self) -> ResponseStream[UpdateT, FinalT]:
         return self

@@ -55,4 +55,3 @@ class Usage:
             if usage is not None:
                 total = usage if total is None else total + usage
         return total
-

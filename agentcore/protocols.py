@@ -24,8 +24,12 @@ from agentcore._hosted_tools import (
     WebSearchTool,
 )
 from agentcore._messages import Message
-from agentcore._responses import AgentResponse, AgentResponseUpdate, ChatResponse
-from agentcore._responses import ChatResponseUpdate
+from agentcore._responses import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatResponse,
+    ChatResponseUpdate,
+)
 from agentcore._sessions import AgentSession
 from agentcore._stream import ResponseStream
 
@@ -202,8 +206,9 @@ class SupportsAgentRun(Protocol):
         *,
         session: AgentSession | None = None,
         stream: bool = False,
-    ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
-        ...
+    ) -> (
+        Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]
+    ): ...
 
     def create_session(self) -> AgentSession: ...
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, Union, overload
+from typing import Any, Literal, TypeAlias, overload
 
 import attrs
-from typing_extensions import TypeAlias
 
 from agentcore._contents import Content, FunctionCallContent, TextContent, UsageContent
 from agentcore._messages import Message
@@ -22,9 +21,7 @@ __all__ = [
     "chunk_response",
 ]
 
-ScriptItem: TypeAlias = Union[
-    ChatResponse[Any], BaseException, Sequence[ChatResponseUpdate], str
-]
+ScriptItem: TypeAlias = ChatResponse[Any] | BaseException | Sequence[ChatResponseUpdate] | str
 """A response, an exception to raise, a list of updates to stream, or plain text."""
 
 
@@ -87,15 +84,21 @@ def chunk_response(response: ChatResponse[Any], *, size: int = 4) -> list[ChatRe
             contents=tuple(tail),
             finish_reason=response.finish_reason,
             response_id=response.response_id,
+            model=response.model,
+            conversation_id=response.conversation_id,
             created_at=response.created_at,
         )
     )
     return updates
 
 
-async def _replay(updates: Iterable[ChatResponseUpdate]) -> AsyncIterator[ChatResponseUpdate]:
+async def _replay(
+    updates: Iterable[ChatResponseUpdate], error: BaseException | None = None
+) -> AsyncIterator[ChatResponseUpdate]:
     for update in updates:
         yield update
+    if error is not None:
+        raise error
 
 
 def _as_response(item: ChatResponse[Any] | str) -> ChatResponse[Any]:
@@ -190,22 +193,14 @@ async def _respond(item: ScriptItem) -> ChatResponse[Any]:
 
 def _stream_item(item: ScriptItem) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
     if isinstance(item, BaseException):
-        error = item
-
-        async def failing() -> AsyncIterator[ChatResponseUpdate]:
-            raise error
-            yield  # pragma: no cover  # makes this an async generator
-
-        return ResponseStream(failing(), finalizer=ChatResponse.from_updates)
-    updates = (
-        chunk_response(_as_response(item)) if isinstance(item, (ChatResponse, str)) else item
-    )
+        return ResponseStream(_replay((), item), finalizer=ChatResponse.from_updates)
+    updates = chunk_response(_as_response(item)) if isinstance(item, (ChatResponse, str)) else item
     return ResponseStream(_replay(updates), finalizer=ChatResponse.from_updates)
 
 
-ResponderResult: TypeAlias = Union[ChatResponse[Any], str, Sequence[ChatResponseUpdate]]
+ResponderResult: TypeAlias = ChatResponse[Any] | str | Sequence[ChatResponseUpdate]
 Responder: TypeAlias = Callable[
-    [Sequence[Message], Mapping[str, Any]], Union[ResponderResult, Awaitable[ResponderResult]]
+    [Sequence[Message], Mapping[str, Any]], ResponderResult | Awaitable[ResponderResult]
 ]
 
 

@@ -1,0 +1,1 @@
+"""Static typing checks: modules here are verified by mypy and basedpyright (strict)."""
