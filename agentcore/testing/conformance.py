@@ -15,9 +15,10 @@ HTTP server the harness starts). Then::
 
 pytest collects the inherited tests: protocol conformance; a text answer; one and
 several tool calls; streamed arguments; stream fold equals the non-streamed
-response; usage present and equal in both modes; finish reasons; error mapping to
-the taxonomy; cancellation closes the stream; the history an agent sends stays
-valid. Every test runs streaming and non-streaming, on asyncio and trio.
+response; usage present and equal in both modes; finish reasons, response ids
+and models; error mapping to the taxonomy; cancellation closes the stream; the
+history an agent sends stays valid. Tests run streaming and non-streaming, on
+asyncio and trio. ``docs/provider-guide.md`` walks through a harness.
 
 This module imports pytest; import it only from tests.
 """
@@ -52,6 +53,7 @@ __all__ = [
     "ConformanceHarness",
     "ErrorKind",
     "Scenario",
+    "scenario_names",
     "standard_scenarios",
 ]
 
@@ -79,10 +81,12 @@ class Scenario:
     """One scripted exchange.
 
     ``response`` is what the adapter must produce (the harness encodes it in the
-    wire format: text, function calls with their ids, usage, finish reason,
-    response id and model). ``error`` asks the harness to fail the request the
-    way the provider does for that kind (``retry_after`` seconds for rate limits).
-    ``chunks`` asks for a long stream (used by the cancellation test).
+    wire format: text, function calls with their ids and JSON-string arguments,
+    usage, finish reason, response id and model). ``error`` asks the harness to
+    fail the request the way the provider does for that kind, with a
+    ``retry-after`` of ``retry_after`` seconds for rate limits. ``chunks`` asks for
+    a long stream (used by the cancellation test): send it in small pieces with a
+    pause between them, so the client leaves while the server is still writing.
     """
 
     name: str
@@ -94,22 +98,37 @@ class Scenario:
 
 @runtime_checkable
 class ConformanceHarness(Protocol):
-    """What a provider author implements to run the kit against an adapter."""
+    """What a provider author implements to run the kit against an adapter.
+
+    A harness usually starts a local HTTP server, points the adapter at it, and
+    queues one reply per :meth:`serve` call; requests take the queued replies in
+    order. Build a fresh harness (and server) for every test.
+    """
 
     def client(self) -> SupportsGetResponse[Any]:
-        """The adapter under test, pointed at the harness's server."""
+        """The adapter under test, pointed at the harness's server (the same one each call)."""
         ...
 
     def serve(self, scenario: Scenario, *, stream: bool) -> None:
-        """Make the next request receive ``scenario`` in the wire format."""
+        """Queue ``scenario`` as the answer to the next request not yet answered.
+
+        ``stream`` says which wire form to use (a whole body, or the provider's
+        streamed events). The kit may queue two scenarios before the requests
+        arrive (an agent's tool round): answer them in order.
+        """
         ...
 
     def connection_closed(self, timeout: float) -> bool:
-        """Whether the server saw the client hang up (wait up to ``timeout`` seconds)."""
+        """Whether the server saw the client hang up, waiting up to ``timeout`` seconds.
+
+        A server notices only when a write fails, so this needs the slow, long
+        stream :attr:`Scenario.chunks` asks for. Called from a worker thread.
+        """
         ...
 
     def sent_call_ids(self, request_index: int) -> tuple[set[str], set[str]]:
-        """Call ids of the function calls and of the results in a sent request."""
+        """The call ids of the function calls and of the function results that the
+        adapter sent in request number ``request_index`` (from 0) of this test."""
         ...
 
 
@@ -238,6 +257,10 @@ def _matches(actual: ChatResponse[Any], expected: ChatResponse[Any]) -> None:
     assert actual.finish_reason == expected.finish_reason, (
         f"finish_reason {actual.finish_reason!r} != {expected.finish_reason!r}"
     )
+    assert actual.response_id == expected.response_id, (
+        f"response_id {actual.response_id!r} != {expected.response_id!r}"
+    )
+    assert actual.model == expected.model, f"model {actual.model!r} != {expected.model!r}"
     assert actual.usage is not None, "the adapter reported no usage"
     if expected.usage is not None:
         assert actual.usage.input_tokens == expected.usage.input_tokens, "input tokens differ"
@@ -291,6 +314,8 @@ class ChatClientConformance:
         assert streamed.messages == plain.messages
         assert streamed.usage == plain.usage, f"usage differs: {streamed.usage} vs {plain.usage}"
         assert streamed.finish_reason == plain.finish_reason
+        assert streamed.response_id == plain.response_id, "response_id differs between modes"
+        assert streamed.model == plain.model, "model differs between modes"
 
     @pytest.mark.anyio
     async def test_streamed_arguments_arrive_in_pieces_that_join(
@@ -326,9 +351,12 @@ class ChatClientConformance:
     ) -> None:
         self._serve(harness, "long_stream", True)
         stream = harness.client().get_response([Message("user", "go")], stream=True)
-        async for _ in stream:
-            break
+        updates = aiter(stream)
+        await anext(updates)  # one update, then leave: aclose() must close the source
         await stream.aclose()
+        # Close the kit's own iterator too, rather than leave it to the garbage
+        # collector (which trio reports as a ResourceWarning against the adapter).
+        await updates.aclose()
         closed = await anyio.to_thread.run_sync(harness.connection_closed, 5.0)
         assert closed, "the server did not see the connection close after aclose()"
 
