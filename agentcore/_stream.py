@@ -36,9 +36,6 @@ ResultHook = Callable[[Any], Any]
 _Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None]]
 """Per stage: its transform and the list collecting what reaches it (if needed)."""
 
-_END: Any = object()
-"""Returned by ``_advance`` when the source is exhausted."""
-
 
 class StreamConsumedError(RuntimeError):
     """A stream was iterated twice at once, or after another stream took it over."""
@@ -71,6 +68,7 @@ class _Core:
         "deferred",
         "exhausted",
         "iterator",
+        "plan",
         "pulling",
         "setup",
         "source",
@@ -81,8 +79,10 @@ class _Core:
         self.source = source
         self.iterator: AsyncIterator[Any] | None = None
         self.stages: list[_Stage] = [stage]
-        # An ``async for`` over this stream is in progress (possibly suspended).
+        # Consumption has started (no more ``map`` / ``with_result_hook``).
         self.consuming = False
+        # Per stage: its transform and where what reaches it is collected.
+        self.plan: _Plan | None = None
         # Someone is awaiting the source's next update right now.
         self.pulling = False
         self.exhausted = False
@@ -260,42 +260,30 @@ class ResponseStream(Generic[UpdateT, FinalT]):
 
     # -- consumption ----------------------------------------------------------------
 
-    def __aiter__(self) -> AsyncGenerator[UpdateT, None]:
-        return self._iterate()
-
-    async def _iterate(self) -> AsyncGenerator[UpdateT, None]:
-        core = self._core
-        if len(core.stages) != self._depth + 1:
+    def __aiter__(self) -> ResponseStream[UpdateT, FinalT]:
+        # The stream is its own iterator: leaving an ``async for`` early leaves no
+        # suspended generator behind, so ``aclose()`` (or ``async with``) closes
+        # everything at once, and trio has nothing to warn about.
+        if len(self._core.stages) != self._depth + 1:
             raise StreamConsumedError("this stream was mapped; iterate the mapped stream instead")
-        if core.consuming:
-            raise StreamConsumedError("this stream already has a consumer; streams are single-use")
+        self._core.consuming = True
+        return self
+
+    async def __anext__(self) -> UpdateT:
+        core = self._core
         if core.exhausted:
-            return
-        core.consuming = True
-        plan = self._plan()
-        try:
-            while True:
-                update = await self._advance(plan)
-                if update is _END:
-                    return
-                yield update
-        finally:
-            core.consuming = False
-            await self._close_abandoned()
-
-    async def _close_abandoned(self) -> None:
-        # The consumer left early (break, aclose, garbage collection): close the
-        # source, unless get_final_response() is draining it right now.
-        core = self._core
-        if not core.exhausted and not core.pulling:
-            core.exhausted = True
-            await _close(core.iterator)
-
-    async def _advance(self, plan: _Plan) -> Any:
-        """The next update that survives every transform, or ``_END``."""
-        core = self._core
+            raise StopAsyncIteration
         if core.pulling:
-            raise StreamConsumedError("another task is reading this stream right now")
+            raise StreamConsumedError(
+                "another task is reading this stream right now; streams have one consumer"
+            )
+        plan = core.plan
+        if plan is None:
+            if len(core.stages) != self._depth + 1:
+                raise StreamConsumedError(
+                    "this stream was mapped; iterate the mapped stream instead"
+                )
+            plan = core.plan = self._plan()
         core.pulling = True
         try:
             iterator = core.iterator
@@ -307,7 +295,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     update = await iterator.__anext__()
                 except StopAsyncIteration:
                     core.exhausted = True
-                    return _END
+                    raise
                 for transform, collected in plan:
                     if transform is not None:
                         update = transform(update)
@@ -316,7 +304,9 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     if collected is not None:
                         collected.append(update)
                 else:
-                    return update
+                    return update  # type: ignore[no-any-return]  # the last stage's type
+        except StopAsyncIteration:
+            raise
         except BaseException:
             # A failing source or transform, or cancellation: nothing more will be read.
             core.exhausted = True
@@ -345,9 +335,12 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         if not core.exhausted:
             # Continue where the consumer stopped (or start): the same updates reach
             # the same collectors, so the final value covers the whole stream.
-            plan = self._plan()
-            while await self._advance(plan) is not _END:
-                pass
+            core.consuming = True
+            while True:
+                try:
+                    await self.__anext__()
+                except StopAsyncIteration:
+                    break
         for i, each in enumerate(core.stages):
             if not each.finalized and (each.hooks or i == self._depth):
                 await self._finalize(each)

@@ -8,9 +8,9 @@ the fold of the updates equals the non-streamed response.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import aclosing
 from typing import Any
 
 import anyio
@@ -262,20 +262,30 @@ async def iterate_response(
     connection) at once.
     """
     reader = SseReader()
+    chunks = response.aiter_bytes()
+    finished = False
     try:
-        async with aclosing(response.aiter_bytes()) as chunks:
-            async for chunk in chunks:
-                for sse in reader.feed(chunk):
-                    for update in _feed(parser, sse):
-                        yield update
-            for sse in reader.close():
+        async for chunk in chunks:
+            for sse in reader.feed(chunk):
                 for update in _feed(parser, sse):
                     yield update
+        finished = True
+        for sse in reader.close():
+            for update in _feed(parser, sse):
+                yield update
         for update in parser.close():
             yield update
     finally:
         with anyio.CancelScope(shield=True):
+            # Close the connection first, then let the body's generators run to
+            # their end (they stop on the closed socket): closing them while they
+            # wait at a ``yield`` would leave httpx2's inner generators suspended,
+            # which trio reports as a ResourceWarning.
             await response.aclose()
+            if not finished:
+                with contextlib.suppress(httpx2.HTTPError, httpx2.StreamError):
+                    async for _ in chunks:
+                        pass
 
 
 def _feed(parser: StreamParser, sse: SseEvent) -> list[ChatResponseUpdate]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import anyio
@@ -231,12 +232,14 @@ async def test_breaking_out_of_the_loop_closes_the_connection(
     client: AnthropicChatClient, server: WireServer
 ) -> None:
     server.add("POST", MESSAGES, _long_text_reply())
-    stream = client.get_response(HI, stream=True)
     seen = 0
-    async for update in stream:
+    # The usual shape: the stream is a temporary, dropped when the loop is left,
+    # and the event loop's async-generator finalizer closes the connection.
+    async for update in client.get_response(HI, stream=True):
         seen += len(update.contents)
         if seen >= 3:
             break
+    gc.collect()
     assert await _disconnected(server)
 
 
