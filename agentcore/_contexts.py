@@ -7,7 +7,8 @@ middleware changes ``messages``, ``options`` or ``result`` in place. Changes to 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import attrs
 
@@ -28,10 +29,14 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentContext", "ChatContext", "FunctionInvocationContext"]
 
-AgentResult = Union[
-    AgentResponse[Any], ResponseStream[AgentResponseUpdate, AgentResponse[Any]], None
-]
-ChatResult = Union[ChatResponse[Any], ResponseStream[ChatResponseUpdate, ChatResponse[Any]], None]
+AgentResult: TypeAlias = (
+    AgentResponse[Any] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]] | None
+)
+"""What ``AgentContext.result`` holds: the response, or the run's stream when streaming."""
+ChatResult: TypeAlias = (
+    ChatResponse[Any] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]] | None
+)
+"""What ``ChatContext.result`` holds: the response, or the call's stream when streaming."""
 
 
 @attrs.define(eq=False)
@@ -72,17 +77,19 @@ class ChatContext:
     options: dict[str, Any]
     stream: bool
     run: RunContext
-    transcript: list[Message] = attrs.field(factory=list, repr=False)
+    # The loop's live transcript (init argument ``transcript``); private so that
+    # changing it goes through rewrite_transcript.
+    _transcript: list[Message] = attrs.field(factory=list, repr=False, alias="transcript")
     metadata: dict[str, Any] = attrs.field(factory=dict)
     result: ChatResult = None
 
-    def rewrite_transcript(self, messages: list[Message]) -> None:
+    def rewrite_transcript(self, messages: Sequence[Message]) -> None:
         """Replace the run's transcript from now on (and this call's messages).
 
         Every function call must keep its result: drop whole call/result groups,
         never half of one.
         """
-        self.transcript[:] = messages
+        self._transcript[:] = messages
         self.messages = list(messages)
 
 

@@ -115,35 +115,59 @@ def function_middleware(middleware: F) -> F:
     return _mark("function")(middleware)
 
 
-def _handler_of(middleware: object) -> Handler:
-    process = getattr(middleware, "process", None)
-    if process is not None and not isinstance(middleware, type) and callable(process):
-        return typing.cast("Handler", process)
-    if inspect.iscoroutinefunction(middleware) or (
-        callable(middleware) and inspect.iscoroutinefunction(getattr(middleware, "__call__", None))
-    ):
-        return typing.cast("Handler", middleware)
-    if isinstance(middleware, type):
-        if callable(getattr(middleware, "process", None)):
-            return typing.cast("Handler", middleware.process)
-    raise TypeError(
+def _not_middleware(middleware: object) -> TypeError:
+    return TypeError(
         f"{middleware!r} is not a middleware: give an object with "
         "`async def process(self, context, call_next)` or an `async def (context, call_next)`"
     )
 
 
-def _scope_from_hints(func: Callable[..., Any]) -> Scope | None:
+def _check_async(middleware: object, method: object) -> None:
+    # A plain `def process` would only fail later, at `await`, far from the mistake.
+    if (inspect.isfunction(method) or inspect.ismethod(method)) and not (
+        inspect.iscoroutinefunction(method)
+    ):
+        raise TypeError(
+            f"the process method of {middleware!r} must be `async def process(self, context, "
+            "call_next)`"
+        )
+
+
+def _handler_of(middleware: object) -> Handler:
+    if isinstance(middleware, type):
+        process = getattr(middleware, "process", None)
+        if not callable(process):
+            raise _not_middleware(middleware)
+        _check_async(middleware, process)
+        return typing.cast("Handler", process)
+    process = getattr(middleware, "process", None)
+    if process is not None and callable(process):
+        _check_async(middleware, process)
+        return typing.cast("Handler", process)
+    if inspect.iscoroutinefunction(middleware):
+        return typing.cast("Handler", middleware)
+    if inspect.iscoroutinefunction(type(middleware).__call__):
+        return typing.cast("Handler", middleware)
+    raise _not_middleware(middleware)
+
+
+def _scope_from_hints(handler: Callable[..., Any]) -> Scope | None:
+    """The scope named by the resolved type hint of the context parameter.
+
+    Raises what ``typing.get_type_hints`` raises when a hint cannot be resolved.
+    """
     try:
-        hints = typing.get_type_hints(func)
-    except Exception:
-        return None
-    try:
-        params = [p for p in inspect.signature(func).parameters.values() if p.name != "self"]
+        params = list(inspect.signature(handler).parameters.values())
     except (TypeError, ValueError):
         return None
     if not params:
         return None
-    hint = hints.get(params[0].name)
+    target: Any = handler
+    if not (inspect.isfunction(handler) or inspect.ismethod(handler)):
+        # A callable object: the hints are on its class's __call__.
+        target = type(handler).__call__
+    func = getattr(target, "__func__", target)
+    hint = typing.get_type_hints(func).get(params[0].name)
     if isinstance(hint, type):
         for context_type, scope in _CONTEXT_SCOPES:
             if issubclass(hint, context_type):
@@ -154,8 +178,14 @@ def _scope_from_hints(func: Callable[..., Any]) -> Scope | None:
 def middleware_scope(middleware: object) -> Scope:
     """The scope of ``middleware``, from its decorator or its context type hint.
 
-    Raises ``TypeError`` naming the middleware when neither tells.
+    Raises ``TypeError`` naming the middleware when neither tells, or when it is
+    not a middleware at all (a class instead of an instance, a sync function).
     """
+    if isinstance(middleware, type):
+        raise TypeError(
+            f"{middleware.__qualname__} is a class; pass an instance of it as middleware "
+            f"({middleware.__qualname__}())"
+        )
     marked = getattr(middleware, _SCOPE_ATTR, None)
     if marked is not None:
         return typing.cast("Scope", marked)
@@ -164,17 +194,22 @@ def middleware_scope(middleware: object) -> Scope:
     if cached is not None:
         return cached
     handler = _handler_of(middleware)
-    func = getattr(handler, "__func__", handler)
-    scope = _scope_from_hints(func)
+    problem = ""
+    try:
+        scope = _scope_from_hints(handler)
+    except Exception as exc:
+        scope = None
+        problem = f" (its type hints could not be resolved: {type(exc).__name__}: {exc})"
     if scope is None:
         raise TypeError(
-            f"cannot tell the scope of middleware {middleware!r}: annotate its context "
-            "parameter as AgentContext, ChatContext or FunctionInvocationContext, or "
-            "decorate it with @agent_middleware / @chat_middleware / @function_middleware"
+            f"cannot tell the scope of middleware {middleware!r}{problem}: annotate its "
+            "context parameter as AgentContext, ChatContext or FunctionInvocationContext, "
+            "or decorate it with @agent_middleware / @chat_middleware / @function_middleware"
         )
     if inspect.isfunction(middleware):
         setattr(middleware, _SCOPE_ATTR, scope)
-    elif hasattr(middleware, "process"):
+    elif callable(getattr(cls, "process", None)):
+        # An object whose class defines process: the class decides, once.
         _class_scopes[cls] = scope
     return scope
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Set as AbstractSet
+from types import MappingProxyType
+from typing import Any, cast
 
 import attrs
 
@@ -32,15 +34,47 @@ __all__ = [
 logger = logging.getLogger("agentcore.observers")
 
 
+def _frozen(value: Any) -> Any:
+    """A read-only copy of plain containers (dicts, lists, sets), recursively.
+
+    Events must not hand an observer the live objects of the run: a dict of
+    arguments changed by an observer would change what the tool receives.
+    """
+    if isinstance(value, Mapping):
+        items = cast("Mapping[str, Any]", value)
+        return MappingProxyType({k: _frozen(v) for k, v in items.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in cast("Sequence[Any]", value))
+    if isinstance(value, (set, frozenset)):
+        return frozenset(_frozen(v) for v in cast("AbstractSet[Any]", value))
+    return value
+
+
+def _frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    frozen: Mapping[str, Any] = _frozen(value)
+    return frozen
+
+
+def _messages(value: Sequence[Message]) -> tuple[Message, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class RunStarted:
+    """An agent run began; ``messages`` are its input."""
+
     run_id: str
     agent_name: str | None
-    messages: tuple[Message, ...]
+    messages: tuple[Message, ...] = attrs.field(converter=_messages)
 
 
 @attrs.frozen
 class RunEnded:
+    """An agent run ended with ``response`` (an ``AgentResponse``) or ``error``.
+
+    In a streaming run it is sent when the stream is exhausted.
+    """
+
     run_id: str
     agent_name: str | None
     response: Any = None
@@ -49,13 +83,21 @@ class RunEnded:
 
 @attrs.frozen
 class ModelCallStarted:
+    """The tool loop is about to call the model with the run's transcript.
+
+    ``messages`` and ``options`` are what the loop hands to the chat middleware
+    (which may still change them for the call).
+    """
+
     run_id: str
-    messages: tuple[Message, ...]
-    options: Mapping[str, Any]
+    messages: tuple[Message, ...] = attrs.field(converter=_messages)
+    options: Mapping[str, Any] = attrs.field(converter=_frozen_mapping)
 
 
 @attrs.frozen
 class ModelCallEnded:
+    """A model call returned ``response`` (a ``ChatResponse``, after chat middleware)."""
+
     run_id: str
     response: Any = None
     error: BaseException | None = None
@@ -63,23 +105,30 @@ class ModelCallEnded:
 
 @attrs.frozen
 class ToolCallStarted:
+    """A tool is about to run with its validated ``arguments``."""
+
     run_id: str
     call_id: str
     name: str
-    arguments: Mapping[str, Any]
+    arguments: Mapping[str, Any] = attrs.field(converter=_frozen_mapping)
 
 
 @attrs.frozen
 class ToolCallEnded:
+    """A tool call ended: ``result`` is what the model will see; ``error`` names a failure."""
+
     run_id: str
     call_id: str
     name: str
-    result: Any = None
+    result: Any = attrs.field(converter=_frozen)  # pyright: ignore[reportUnknownVariableType]  # attrs cannot infer a converter's type
     error: str | None = None
 
 
 class ObserverSet:
-    """Delivers events to observers, isolating the run from their failures."""
+    """Delivers events to observers, isolating the run from their failures.
+
+    Observers are called in order; each may define any of the hooks, sync or async.
+    """
 
     __slots__ = ("observers",)
 
@@ -90,6 +139,7 @@ class ObserverSet:
         return bool(self.observers)
 
     async def notify(self, hook: str, event: object) -> None:
+        """Call ``hook`` of every observer that has it; log and swallow what they raise."""
         for observer in self.observers:
             method = getattr(observer, hook, None)
             if method is None:
