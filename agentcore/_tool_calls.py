@@ -97,7 +97,11 @@ def error_outcome(call: FunctionCallContent, message: str, kind: str) -> Outcome
 
 
 async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
-    """Run one call through the function middleware; failures become error results."""
+    """Run one call through the function middleware.
+
+    The tool's own failures (and ToolCallRefused) become error results for the
+    model; any other exception raised by a function middleware propagates.
+    """
     tool = state.function_tools.get(call.name)
     if tool is None:
         available = ", ".join(sorted(state.function_tools)) or "none"
@@ -133,21 +137,25 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     if call.call_id in state.approved:
         context.metadata["approved"] = True
 
+    tool_failures: list[Exception] = []
+
     async def final(ctx: FunctionInvocationContext) -> None:
-        ctx.result = await ctx.function.invoke(
-            ctx.arguments,
-            context=ToolContext(
-                call_id=ctx.call_id,
-                tool_name=ctx.function.name,
-                run=ctx.run,
-                answers=state.answers.get(ctx.call_id, {}),
-            ),
-        )
+        try:
+            ctx.result = await ctx.function.invoke(
+                ctx.arguments,
+                context=ToolContext(
+                    call_id=ctx.call_id,
+                    tool_name=ctx.function.name,
+                    run=ctx.run,
+                    answers=state.answers.get(ctx.call_id, {}),
+                ),
+            )
+        except Exception as exc:
+            tool_failures.append(exc)
+            raise
 
     try:
         await run_pipeline(state.pipelines.function, context, final, _on_function_termination)
-    except TimeoutError as exc:
-        outcome = error_outcome(call, f"Error: {call.name} timed out. {exc}", "timeout")
     except UserInputRequired as exc:
         outcome = Outcome(FunctionResultContent(call.call_id), False, False, prompt=exc.prompt)
     except ToolCallRefused as exc:
@@ -155,8 +163,14 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     except RunAbortedError:
         raise
     except Exception as exc:
-        detail = f" {type(exc).__name__}: {exc}" if state.config.include_detailed_errors else ""
-        outcome = error_outcome(call, f"Error: {call.name} failed.{detail}", "exception")
+        if not any(exc is failure for failure in tool_failures):
+            raise  # raised by a function middleware: it propagates to the caller
+        # The tool's own failure, passed back out through the middleware: the model is told.
+        if isinstance(exc, TimeoutError):
+            outcome = error_outcome(call, f"Error: {call.name} timed out. {exc}", "timeout")
+        else:
+            detail = f" {type(exc).__name__}: {exc}" if state.config.include_detailed_errors else ""
+            outcome = error_outcome(call, f"Error: {call.name} failed.{detail}", "exception")
     else:
         terminated = bool(context.metadata.get("terminated"))
         outcome = Outcome(

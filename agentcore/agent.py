@@ -118,18 +118,25 @@ async def _replay_agent(response: AgentResponse[Any]) -> AsyncGenerator[AgentRes
     )
 
 
-def _agent_stream_of(
-    response: AgentResponse[Any],
-) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
-    return ResponseStream(_replay_agent(response), finalizer=lambda _updates: response)
-
-
 def _on_agent_termination(context: AgentContext, termination: MiddlewareTermination) -> None:
     context.metadata["terminated"] = True
     if termination.has_result:
-        name = context.agent.name
-        response = _to_agent_response(termination.result, name)
-        context.result = _agent_stream_of(response) if context.stream else response
+        # A response in both modes: a streaming run replays it (see _run_streaming).
+        context.result = _to_agent_response(termination.result, context.agent.name)
+
+
+def _with_run_events(response: AgentResponse[Any], run: RunContext) -> AgentResponse[Any]:
+    """``response`` with the events the run emitted that it does not hold yet.
+
+    Events emitted by agent middleware after the response was built, or before a
+    short-circuit, would otherwise never reach the caller.
+    """
+    emitted = tuple(run.events)
+    known = len(response.events)
+    missing = emitted[known:] if response.events == emitted[:known] else emitted
+    if not missing:
+        return response
+    return attrs.evolve(response, events=(*response.events, *missing))
 
 
 class Agent:
@@ -364,6 +371,7 @@ class Agent:
                     "an agent middleware left a non-AgentResponse result in a non-streaming "
                     f"run: {result!r}"
                 )
+            result = _with_run_events(result, context.run)
         except BaseException as exc:
             if observers:
                 await observers.notify(
@@ -521,19 +529,43 @@ class Agent:
         pipelines: Pipelines,
         config: FunctionInvocationConfiguration,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+        observers = self._observers
+        run = context.run
+        if observers:
+            await observers.notify(
+                "on_run_start", RunStarted(run.run_id, self._name, tuple(context.messages))
+            )
+
         async def core(ctx: AgentContext) -> None:
             ctx.result = ResponseStream(
                 self._stream_updates(ctx, pipelines, config),
                 finalizer=self._stream_finalizer(ctx),
             )
 
-        await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
+        try:
+            await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
+        except BaseException as exc:
+            if observers:
+                await observers.notify("on_run_end", RunEnded(run.run_id, self._name, error=exc))
+            raise
         result = context.result
-        if isinstance(result, AgentResponse):
-            return _agent_stream_of(result)  # pyright: ignore[reportUnknownArgumentType]
+        if isinstance(result, ResponseStream):
+            return result
+        # Short-circuited or terminated with a response: replay it as the stream.
         if result is None:
-            return _agent_stream_of(AgentResponse(agent_name=self._name))
-        return result
+            result = AgentResponse(agent_name=self._name)
+        response = _with_run_events(result, run)
+        return ResponseStream(
+            self._replay_to_end(response, run), finalizer=lambda _updates: response
+        )
+
+    async def _replay_to_end(
+        self, response: AgentResponse[Any], run: RunContext
+    ) -> AsyncGenerator[AgentResponseUpdate, None]:
+        async for update in _replay_agent(response):
+            yield update
+        if self._observers:
+            await self._observers.notify("on_run_end", RunEnded(run.run_id, self._name, response))
 
     def _stream_finalizer(
         self, context: AgentContext
@@ -568,17 +600,14 @@ class Agent:
     ) -> AsyncGenerator[AgentResponseUpdate, None]:
         observers = self._observers
         run = context.run
-        if observers:
-            await observers.notify(
-                "on_run_start", RunStarted(run.run_id, self._name, tuple(context.messages))
-            )
         lock = self._session_lock(context.session)
         try:
             if lock is not None:
                 await lock.acquire()
             try:
                 prepared = await self._prepare(context, pipelines, config)
-                events: list[CustomEvent] = []
+                # Events agent middleware emitted before the stream started come first.
+                events: list[CustomEvent] = list(run.events)
                 run._sink = events.append  # pyright: ignore[reportPrivateUsage]
                 name = self._name
                 async with aclosing(drive(prepared.state)) as loop_updates:

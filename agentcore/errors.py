@@ -128,9 +128,9 @@ class ToolCallRefused(ToolError):
 class RunAbortedError(AgentcoreError):
     """Base for errors that must end the run even when raised inside a tool call.
 
-    The tool loop turns other exceptions from tools and function middleware into
-    error results the model sees; subclasses of this one propagate to the caller
-    instead (a guardrail that cannot run, an audit log that cannot be written).
+    The tool loop turns other exceptions raised by a tool into error results the
+    model sees; subclasses of this one propagate to the caller even from inside the
+    tool (a guardrail that cannot run, an audit log that cannot be written).
     """
 
 

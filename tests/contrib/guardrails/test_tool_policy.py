@@ -9,7 +9,7 @@ import pytest
 
 from agentcore import Agent, AgentResponse, ChatResponse, FunctionCallContent, Message, tool
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.guardrails import ToolPolicy
+from middleware_contrib.guardrails import GuardrailError, ToolPolicy
 
 pytestmark = pytest.mark.anyio
 
@@ -109,11 +109,10 @@ async def test_a_crashing_argument_check_fails_closed_and_is_reported() -> None:
     def broken(arguments: Mapping[str, Any]) -> bool:
         raise KeyError("missing")
 
-    response = await run(ToolPolicy(checks={"read_file": broken}), "read_file", '{"path": "/x"}')
+    with pytest.raises(GuardrailError, match="raised KeyError") as caught:
+        await run(ToolPolicy(checks={"read_file": broken}), "read_file", '{"path": "/x"}')
     assert ran == []
-    (event,) = response.events
-    assert event.name == "guardrail_error"
-    assert "raised KeyError" in event.data["error"]
+    assert caught.value.guard == "tool_policy"
 
 
 async def test_terminate_mode_ends_the_run_with_the_refusal() -> None:
