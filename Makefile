@@ -40,7 +40,7 @@ test: $(VENV)/.dev-installed
 	$(BIN)/coverage report --include='agentcore/*' --fail-under=90
 
 docs: $(VENV)/.dev-installed
-	$(BIN)/mkdocs build --strict --quiet --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 examples: $(VENV)/.dev-installed
 	@set -e; for script in examples/*.py; do \
