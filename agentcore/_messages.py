@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, Literal, TypeAlias, cast, get_args
 
 import attrs
 
@@ -15,7 +15,14 @@ Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 _ROLES: frozenset[str] = frozenset(get_args(Role))
 
 
+_EXACT_CONTENT_TYPES = frozenset(CONTENT_TYPES)
+
+
 def _to_contents(value: str | Content | Sequence[Content | str]) -> tuple[Content, ...]:
+    if value.__class__ is tuple:
+        items = cast("tuple[Content | str, ...]", value)
+        if all(type(c) in _EXACT_CONTENT_TYPES for c in items):
+            return cast("tuple[Content, ...]", items)  # already contents: kept (the usual case)
     if isinstance(value, str):
         return (TextContent(value),)
     if not isinstance(value, Sequence):

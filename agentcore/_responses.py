@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Generic, Literal, TypeAlias
+from typing import Any, Generic, Literal, TypeAlias, cast
 
 import attrs
 from typing_extensions import TypeVar
@@ -42,6 +42,8 @@ def _to_messages(value: Message | Sequence[Message]) -> tuple[Message, ...]:
 
 
 def _to_contents(value: Content | Sequence[Content]) -> tuple[Content, ...]:
+    if type(value) is tuple:  # the common case, checked without an ABC lookup
+        return cast("tuple[Content, ...]", value)
     if isinstance(value, Sequence):
         return tuple(value)
     return (value,)

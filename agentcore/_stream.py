@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import (
-    AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
     Awaitable,
@@ -168,21 +167,6 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         # without the class being parametrized first.
         stream = cast("ResponseStream[NewUpdateT, NewFinalT]", object.__new__(ResponseStream))
         core = _Core(None, _Stage(None, None, []))
-
-        async def deferred_updates() -> AsyncGenerator[Any, None]:
-            core.setup = None
-            inner = await awaitable
-            core.deferred = inner
-            updates = inner.__aiter__()
-            try:
-                async for update in updates:
-                    yield update
-            finally:
-                # Close the inner consumer now rather than leaving it to the garbage
-                # collector (which trio reports with a ResourceWarning).
-                await updates.aclose()
-
-        core.source = deferred_updates()
         core.setup = awaitable
         stream._core = core
         stream._depth = 0
@@ -288,8 +272,17 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         try:
             iterator = core.iterator
             if iterator is None:
-                assert core.source is not None
-                iterator = core.iterator = aiter(core.source)
+                setup = core.setup
+                if setup is not None:
+                    # ``from_awaitable``: run the setup now, then read the inner stream
+                    # directly (it is its own iterator: no extra layer per update).
+                    core.setup = None
+                    inner = await setup
+                    core.deferred = inner
+                    iterator = core.iterator = inner.__aiter__()
+                else:
+                    assert core.source is not None
+                    iterator = core.iterator = aiter(core.source)
             while True:
                 try:
                     update = await iterator.__anext__()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import platform
 import os
+import platform
 
 from benchmarks.scenarios import (
     Result,
@@ -40,7 +40,10 @@ def main() -> None:
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     )
-    header = f"| {'scenario':<48} | {'agentcore':>11} | {'by hand':>10} | {'ratio':>6} | {'budget':>9} | note"
+    header = (
+        f"| {'scenario':<48} | {'agentcore':>11} | {'by hand':>10} "
+        f"| {'ratio':>6} | {'budget':>9} | note"
+    )
     print(header)
     print(
         "|"

@@ -92,7 +92,9 @@ async def handwritten_tool_rounds(model: FakeModel, user: str) -> str:
         messages.append(
             Message(
                 "tool",
-                tuple(FunctionResultContent(c.call_id, r) for c, r in zip(calls, results)),
+                tuple(
+                    FunctionResultContent(c.call_id, r) for c, r in zip(calls, results, strict=True)
+                ),
             )
         )
 
@@ -159,12 +161,8 @@ def tool_rounds(
     name: str, calls: int, budget: float, iterations: int, repeats: int, middleware: bool = False
 ) -> Result:
     model = FakeModel([calls_response(calls), text_response()])
-    mw: list[object] = (
-        [NoopAgent(), NoopAgent(), NoopAgent(), NoopChat(), NoopChat(), NoopChat()]
-        + [NoopFunction(), NoopFunction(), NoopFunction()]
-        if middleware
-        else []
-    )
+    noop: list[object] = [NoopAgent(), NoopChat(), NoopFunction()]
+    mw: list[object] = noop * 3 if middleware else []
     agent = Agent(model, "Be brief.", tools=[lookup_tool], middleware=mw)
     hand_model = FakeModel([calls_response(calls), text_response()])
 

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from typing import Any, TypeVar
 
 try:
@@ -140,7 +148,7 @@ def _traced_stream(
     seen: list[_U] = []
     finals: list[_F] = []
 
-    async def step(iterator: AsyncGenerator[_U, None]) -> _U:
+    async def step(iterator: AsyncIterator[_U]) -> _U:
         token = otel_context.attach(parent)
         try:
             return await iterator.__anext__()
@@ -160,7 +168,7 @@ def _traced_stream(
                     yield update
             finally:
                 with anyio.CancelScope(shield=True):
-                    await iterator.aclose()
+                    await stream.aclose()
             final = await stream.get_final_response()
         except BaseException as exc:
             on_end(None, exc)

@@ -89,7 +89,10 @@ class WireServer:
                 path = self.path.split("?", 1)[0]
                 server._record(
                     RecordedRequest(
-                        self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                        self.command,
+                        self.path,
+                        {k.lower(): v for k, v in self.headers.items()},
+                        body,
                     )
                 )
                 reply = server._take(self.command, path)
