@@ -125,9 +125,9 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
             call, f"Error: invalid arguments for {call.name}: {exc}", "invalid arguments"
         )
 
-    observers = state.observers
+    observers = state.observers if state.observers else None
     run = state.run
-    if observers:
+    if observers is not None:
         await observers.notify(
             "on_tool_call_start", ToolCallStarted(run.run_id, call.call_id, call.name, arguments)
         )
@@ -141,15 +141,13 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
 
     async def final(ctx: FunctionInvocationContext) -> None:
         try:
-            ctx.result = await ctx.function.invoke(
-                ctx.arguments,
-                context=ToolContext(
-                    call_id=ctx.call_id,
-                    tool_name=ctx.function.name,
-                    run=ctx.run,
-                    answers=state.answers.get(ctx.call_id, {}),
-                ),
+            answers = state.answers.get(ctx.call_id)
+            tool_context = (
+                ToolContext(ctx.call_id, ctx.function.name, ctx.run)
+                if answers is None
+                else ToolContext(ctx.call_id, ctx.function.name, ctx.run, answers)
             )
+            ctx.result = await ctx.function.invoke(ctx.arguments, context=tool_context)
         except Exception as exc:
             tool_failures.append(exc)
             raise
@@ -178,7 +176,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
             False,
             terminated,
         )
-    if observers:
+    if observers is not None:
         content = outcome.content
         await observers.notify(
             "on_tool_call_end",

@@ -310,6 +310,12 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
             return
     repair_history(state.transcript)
 
+    # Worked out once per loop, not per turn.
+    policy = config.approval_policy
+    tools = state.function_tools
+    always_ask = {name for name, tool in tools.items() if tool.approval_mode == "always_require"}
+    declared = _declared_only_names(state)
+    observed = bool(state.observers)
     iterations = 0
     error_batches = 0
     while True:
@@ -332,7 +338,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
         state.responses.append(response)
         state.transcript.extend(response.messages)
         state.produced.extend(response.messages)
-        if state.observers:
+        if observed:
             await state.observers.notify(
                 "on_model_call_end", ModelCallEnded(state.run.run_id, response)
             )
@@ -346,12 +352,11 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
         ):
             return
 
-        policy = config.approval_policy
         waiting = [
             c
             for c in calls
-            if (tool := state.function_tools.get(c.name)) is not None
-            and (tool.approval_mode == "always_require" or (policy is not None and policy(c, tool)))
+            if c.name in always_ask
+            or (policy is not None and c.name in tools and policy(c, tools[c.name]))
         ]
         if waiting:
             approvals = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
@@ -361,7 +366,6 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
                 yield ChatResponseUpdate(contents=tuple(approvals), role="assistant")
             return
 
-        declared = _declared_only_names(state)
         declared_only = bool(declared) and any(c.name in declared for c in calls)
         if declared_only:
             # Calls to tools declared but not run here go back to the caller, pending.
@@ -370,7 +374,12 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
                 return
 
         outcomes = await run_batch(state, calls)
-        if any(o.prompt is not None for o in outcomes):
+        asking = terminated = errored = False
+        for outcome in outcomes:
+            asking = asking or outcome.prompt is not None
+            terminated = terminated or outcome.terminated
+            errored = errored or outcome.errored
+        if asking:
             requests = _pause_for_input(state, calls, calls, outcomes, resumed=False)
             if state.stream:
                 yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
@@ -391,10 +400,10 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
             if state.stream:
                 yield ChatResponseUpdate(contents=answer.contents, role="assistant")
             return
-        if any(o.terminated for o in outcomes) or required or declared_only:
-            state.terminated = any(o.terminated for o in outcomes)
+        if terminated or required or declared_only:
+            state.terminated = terminated
             return
-        error_batches = error_batches + 1 if any(o.errored for o in outcomes) else 0
+        error_batches = error_batches + 1 if errored else 0
 
 
 def _take_extra_usage(state: LoopState) -> Usage | None:

@@ -431,10 +431,16 @@ class Agent:
         )
         if instructions:
             options["instructions"] = instructions
-        if context.tools:
-            tools = normalize_tools(context.tools)
-            _check_unique_names(tools, "this run's tools")
-            options["tools"] = tools
+        run_tools = context.tools
+        if run_tools:
+            agent_tools = self.tools
+            if len(run_tools) != len(agent_tools) or any(
+                a is not b for a, b in zip(run_tools, agent_tools, strict=False)
+            ):
+                # Middleware or a context provider changed the tools: check them again.
+                run_tools = normalize_tools(run_tools)
+                _check_unique_names(run_tools, "this run's tools")
+            options["tools"] = run_tools
         if session is not None and session.service_conversation_id:
             options.setdefault("conversation_id", session.service_conversation_id)
         state = LoopState(

@@ -491,6 +491,14 @@ class ArgumentParser:
         return result
 
     def _load(self, raw: str | bytes | Mapping[str, Any]) -> Mapping[Any, Any]:
+        if isinstance(raw, str) and raw:
+            try:
+                data: Any = json.loads(raw)  # the usual case: a JSON object in a str
+            except json.JSONDecodeError:
+                pass  # reported with detail below
+            else:
+                if isinstance(data, dict):
+                    return data  # pyright: ignore[reportUnknownVariableType] # parsed JSON
         if isinstance(raw, Mapping):
             return raw
         if not isinstance(raw, (str, bytes, bytearray)):
