@@ -543,9 +543,10 @@ class Agent:
             )
 
         async def core(ctx: AgentContext) -> None:
+            record = _StreamRecord()
             ctx.result = ResponseStream(
-                self._stream_updates(ctx, pipelines, config),
-                finalizer=self._stream_finalizer(ctx),
+                self._stream_updates(ctx, pipelines, config, record),
+                finalizer=self._stream_finalizer(ctx, record),
             )
 
         try:
@@ -574,9 +575,13 @@ class Agent:
             await self._observers.notify("on_run_end", RunEnded(run.run_id, self._name, response))
 
     def _stream_finalizer(
-        self, context: AgentContext
+        self, context: AgentContext, record: _StreamRecord
     ) -> Callable[[Sequence[AgentResponseUpdate]], AgentResponse[Any]]:
         def finalize(updates: Sequence[AgentResponseUpdate]) -> AgentResponse[Any]:
+            if record.saw_exactly(updates):
+                # The caller saw the run's own updates, untransformed: their fold is
+                # the response the run committed, so it need not be folded again.
+                return cast("AgentResponse[Any]", record.response)
             folded = AgentResponse.from_updates(updates)
             response_format = context.options.get("response_format")
             if response_format is None or folded.approval_requests:
@@ -603,8 +608,10 @@ class Agent:
         context: AgentContext,
         pipelines: Pipelines,
         config: FunctionInvocationConfiguration,
+        record: _StreamRecord,
     ) -> AsyncGenerator[AgentResponseUpdate, None]:
         observers = self._observers
+        yielded = record.yielded
         run = context.run
         lock = self._session_lock(context.session)
         try:
@@ -620,13 +627,20 @@ class Agent:
                     async for update in loop_updates:
                         if events:
                             for event in events:
-                                yield AgentResponseUpdate(event=event, agent_name=name)
+                                out = AgentResponseUpdate(event=event, agent_name=name)
+                                yielded.append(out)
+                                yield out
                             events.clear()
-                        yield _agent_update(update, name)
+                        out = _agent_update(update, name)
+                        yielded.append(out)
+                        yield out
                 for event in events:
-                    yield AgentResponseUpdate(event=event, agent_name=name)
+                    out = AgentResponseUpdate(event=event, agent_name=name)
+                    yielded.append(out)
+                    yield out
                 run._sink = None  # pyright: ignore[reportPrivateUsage]
                 response = await self._commit(context, prepared)
+                record.response = response
             finally:
                 if lock is not None:
                     lock.release()
@@ -657,6 +671,25 @@ class Agent:
         from agentcore._agent_tool import agent_as_tool
 
         return agent_as_tool(self, name=name, description=description)
+
+
+class _StreamRecord:
+    """What a streaming run yielded, and the response it committed."""
+
+    __slots__ = ("response", "yielded")
+
+    def __init__(self) -> None:
+        self.yielded: list[AgentResponseUpdate] = []
+        self.response: AgentResponse[Any] | None = None
+
+    def saw_exactly(self, updates: Sequence[AgentResponseUpdate]) -> bool:
+        """Whether ``updates`` are the very updates the run yielded, all of them."""
+        yielded = self.yielded
+        return (
+            self.response is not None
+            and len(updates) == len(yielded)
+            and all(a is b for a, b in zip(updates, yielded, strict=True))
+        )
 
 
 def _agent_update(update: ChatResponseUpdate, agent_name: str | None) -> AgentResponseUpdate:
