@@ -6,6 +6,8 @@ private; import from ``agentcore`` (or the documented public submodules
 ``agentcore.serialization`` and ``agentcore.testing``).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from agentcore._contents import (
     Annotation,
     Content,
@@ -25,26 +27,7 @@ from agentcore._contents import (
     UserInputResponseContent,
 )
 from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
-from agentcore._embeddings import Embedding, EmbeddingGenerationOptions, GeneratedEmbeddings
-from agentcore._feature_stage import (
-    ExperimentalFeature,
-    ExperimentalWarning,
-    FeatureStageWarning,
-    ReleaseCandidateFeature,
-    ReleaseCandidateWarning,
-    experimental,
-    release_candidate,
-)
 from agentcore._history import InMemoryHistoryStore, SqliteHistoryStore
-from agentcore._hosted_tools import (
-    CodeInterpreterTool,
-    FileSearchTool,
-    HostedTool,
-    ImageGenerationTool,
-    MCPTool,
-    ShellTool,
-    WebSearchTool,
-)
 from agentcore._loop_config import FunctionInvocationConfiguration
 from agentcore._messages import Message, Role
 from agentcore._options import ChatOptions, RequiredToolChoice, ToolChoice
@@ -82,7 +65,6 @@ from agentcore.protocols import (
     SupportsShellTool,
     SupportsWebSearchTool,
 )
-from agentcore.security import ConfidentialityLabel, ContentLabel, IntegrityLabel
 from agentcore.tools import (
     FunctionTool,
     ToolArgumentsError,
@@ -91,6 +73,28 @@ from agentcore.tools import (
     normalize_tools,
     tool,
 )
+
+if TYPE_CHECKING:
+    from agentcore._embeddings import Embedding, EmbeddingGenerationOptions, GeneratedEmbeddings
+    from agentcore._feature_stage import (
+        ExperimentalFeature,
+        ExperimentalWarning,
+        FeatureStageWarning,
+        ReleaseCandidateFeature,
+        ReleaseCandidateWarning,
+        experimental,
+        release_candidate,
+    )
+    from agentcore._hosted_tools import (
+        CodeInterpreterTool,
+        FileSearchTool,
+        HostedTool,
+        ImageGenerationTool,
+        MCPTool,
+        ShellTool,
+        WebSearchTool,
+    )
+    from agentcore.security import ConfidentialityLabel, ContentLabel, IntegrityLabel
 
 __version__ = "0.1.0"
 
@@ -180,3 +184,43 @@ __all__ = [
     "release_candidate",
     "tool",
 ]
+
+
+# Loaded on first use: ``from agentcore import Agent, tool`` does not pay for them.
+_LAZY: dict[str, str] = {
+    "Embedding": "agentcore._embeddings",
+    "EmbeddingGenerationOptions": "agentcore._embeddings",
+    "GeneratedEmbeddings": "agentcore._embeddings",
+    "ExperimentalFeature": "agentcore._feature_stage",
+    "ExperimentalWarning": "agentcore._feature_stage",
+    "FeatureStageWarning": "agentcore._feature_stage",
+    "ReleaseCandidateFeature": "agentcore._feature_stage",
+    "ReleaseCandidateWarning": "agentcore._feature_stage",
+    "experimental": "agentcore._feature_stage",
+    "release_candidate": "agentcore._feature_stage",
+    "CodeInterpreterTool": "agentcore._hosted_tools",
+    "FileSearchTool": "agentcore._hosted_tools",
+    "HostedTool": "agentcore._hosted_tools",
+    "ImageGenerationTool": "agentcore._hosted_tools",
+    "MCPTool": "agentcore._hosted_tools",
+    "ShellTool": "agentcore._hosted_tools",
+    "WebSearchTool": "agentcore._hosted_tools",
+    "ConfidentialityLabel": "agentcore.security",
+    "ContentLabel": "agentcore.security",
+    "IntegrityLabel": "agentcore.security",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentcore' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

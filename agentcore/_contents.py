@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
-import secrets
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeAlias, cast
 
@@ -172,7 +172,7 @@ class FunctionResultContent:
 
 
 def _new_request_id() -> str:
-    return "apr_" + secrets.token_urlsafe(16)
+    return "apr_" + base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode("ascii")
 
 
 @attrs.frozen

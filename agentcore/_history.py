@@ -6,10 +6,10 @@ failed or cancelled run never leaves half a turn behind.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -20,6 +20,9 @@ from agentcore._contents import (
     UserInputResponseContent,
 )
 from agentcore._messages import Message
+
+if TYPE_CHECKING:
+    import sqlite3
 
 _RUN_STATE_CONTENTS = (
     FunctionApprovalRequestContent,
@@ -94,6 +97,8 @@ class SqliteHistoryStore:
             raise RuntimeError(f"SqliteHistoryStore({self.path!r}) is closed")
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
+            import sqlite3  # only stores that are used pay for the import
+
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")

@@ -15,9 +15,6 @@ from agentcore._responses import ChatResponse, ChatResponseUpdate
 from agentcore._stream import ResponseStream
 from agentcore._tool_calls import answer_text
 from agentcore.middleware import MiddlewareTermination, run_pipeline
-from agentcore.observers import (
-    ModelCallStarted,
-)
 
 if TYPE_CHECKING:
     from agentcore._tool_loop import LoopState
@@ -72,6 +69,8 @@ def _on_chat_termination(context: ChatContext, termination: MiddlewareTerminatio
 async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[Any]:
     handlers = state.pipelines.chat
     if state.observers:
+        from agentcore.observers import ModelCallStarted
+
         await state.observers.notify(
             "on_model_call_start",
             ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
@@ -114,6 +113,8 @@ async def open_model_stream(
 ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
     handlers = state.pipelines.chat
     if state.observers:
+        from agentcore.observers import ModelCallStarted
+
         await state.observers.notify(
             "on_model_call_start",
             ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from typing import TYPE_CHECKING, Any, cast
 
 import attrs
@@ -26,7 +26,7 @@ LOCALS_KEY = "agentcore.run_locals"
 
 
 def _new_session_id() -> str:
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()
 
 
 @attrs.define

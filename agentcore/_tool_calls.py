@@ -16,10 +16,6 @@ from agentcore._contents import (
 from agentcore._contexts import FunctionInvocationContext
 from agentcore.errors import RunAbortedError, ToolCallRefused, UnknownToolError
 from agentcore.middleware import MiddlewareTermination, run_pipeline
-from agentcore.observers import (
-    ToolCallEnded,
-    ToolCallStarted,
-)
 from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
 
 if TYPE_CHECKING:
@@ -128,6 +124,8 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     observers = state.observers if state.observers else None
     run = state.run
     if observers is not None:
+        from agentcore.observers import ToolCallStarted
+
         await observers.notify(
             "on_tool_call_start", ToolCallStarted(run.run_id, call.call_id, call.name, arguments)
         )
@@ -178,6 +176,8 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         )
     if observers is not None:
         content = outcome.content
+        from agentcore.observers import ToolCallEnded
+
         await observers.notify(
             "on_tool_call_end",
             ToolCallEnded(run.run_id, call.call_id, call.name, content.result, content.error),

@@ -33,6 +33,7 @@ from agentcore._loop_config import (
 )
 from agentcore._messages import Message
 from agentcore._model_calls import call_model, open_model_stream
+from agentcore._observing import ObserverSet
 from agentcore._responses import ChatResponse, ChatResponseUpdate
 from agentcore._run import RunContext
 from agentcore._sessions import PausedRun, PendingRequest
@@ -40,10 +41,6 @@ from agentcore._stream import ResponseStream
 from agentcore._tool_calls import Outcome, answer_text, error_outcome, run_batch
 from agentcore._usage import Usage
 from agentcore.middleware import Pipelines
-from agentcore.observers import (
-    ModelCallEnded,
-    ObserverSet,
-)
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
@@ -339,6 +336,8 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
         state.transcript.extend(response.messages)
         state.produced.extend(response.messages)
         if observed:
+            from agentcore.observers import ModelCallEnded
+
             await state.observers.notify(
                 "on_model_call_end", ModelCallEnded(state.run.run_id, response)
             )

@@ -27,6 +27,7 @@ from agentcore._history import history_view
 from agentcore._input import normalize_input, split_decisions
 from agentcore._loop_config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
 from agentcore._messages import Message
+from agentcore._observing import ObserverSet
 from agentcore._options import ChatOptions, merge_options
 from agentcore._responses import (
     AgentResponse,
@@ -51,12 +52,12 @@ from agentcore._tool_loop import (
 )
 from agentcore.errors import RunStateError
 from agentcore.middleware import MiddlewareTermination, PipelineCache, Pipelines, run_pipeline
-from agentcore.observers import ObserverSet, RunEnded, RunStarted
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
-from agentcore.structured import JsonSchemaOptions, parse_answer
+from agentcore.structured import parse_answer
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
+    from agentcore.structured import JsonSchemaOptions
     from agentcore.tools import FunctionTool
 
 __all__ = ["Agent"]
@@ -355,6 +356,8 @@ class Agent:
     ) -> AgentResponse[Any]:
         observers = self._observers
         if observers:
+            from agentcore.observers import RunStarted
+
             await observers.notify(
                 "on_run_start",
                 RunStarted(context.run.run_id, self._name, tuple(context.messages)),
@@ -374,11 +377,15 @@ class Agent:
             result = _with_run_events(result, context.run)
         except BaseException as exc:
             if observers:
+                from agentcore.observers import RunEnded
+
                 await observers.notify(
                     "on_run_end", RunEnded(context.run.run_id, self._name, error=exc)
                 )
             raise
         if observers:
+            from agentcore.observers import RunEnded
+
             await observers.notify("on_run_end", RunEnded(context.run.run_id, self._name, result))
         return result  # pyright: ignore[reportUnknownVariableType]
 
@@ -538,6 +545,8 @@ class Agent:
         observers = self._observers
         run = context.run
         if observers:
+            from agentcore.observers import RunStarted
+
             await observers.notify(
                 "on_run_start", RunStarted(run.run_id, self._name, tuple(context.messages))
             )
@@ -553,6 +562,8 @@ class Agent:
             await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
         except BaseException as exc:
             if observers:
+                from agentcore.observers import RunEnded
+
                 await observers.notify("on_run_end", RunEnded(run.run_id, self._name, error=exc))
             raise
         result = context.result
@@ -572,6 +583,8 @@ class Agent:
         async for update in _replay_agent(response):
             yield update
         if self._observers:
+            from agentcore.observers import RunEnded
+
             await self._observers.notify("on_run_end", RunEnded(run.run_id, self._name, response))
 
     def _stream_finalizer(
@@ -649,9 +662,13 @@ class Agent:
             await self._after(final_view)
         except BaseException as exc:
             if observers:
+                from agentcore.observers import RunEnded
+
                 await observers.notify("on_run_end", RunEnded(run.run_id, self._name, error=exc))
             raise
         if observers:
+            from agentcore.observers import RunEnded
+
             await observers.notify("on_run_end", RunEnded(run.run_id, self._name, response))
 
     # -- composition ----------------------------------------------------------------

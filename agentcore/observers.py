@@ -10,8 +10,6 @@ you need to influence behaviour.
 
 from __future__ import annotations
 
-import inspect
-import logging
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
@@ -20,6 +18,7 @@ from typing import Any, cast
 import attrs
 
 from agentcore._messages import Message
+from agentcore._observing import ObserverSet
 
 __all__ = [
     "ModelCallEnded",
@@ -30,8 +29,6 @@ __all__ = [
     "ToolCallEnded",
     "ToolCallStarted",
 ]
-
-logger = logging.getLogger("agentcore.observers")
 
 
 def _frozen(value: Any) -> Any:
@@ -122,31 +119,3 @@ class ToolCallEnded:
     name: str
     result: Any = attrs.field(converter=_frozen)  # pyright: ignore[reportUnknownVariableType]  # attrs cannot infer a converter's type
     error: str | None = None
-
-
-class ObserverSet:
-    """Delivers events to observers, isolating the run from their failures.
-
-    Observers are called in order; each may define any of the hooks, sync or async.
-    """
-
-    __slots__ = ("observers",)
-
-    def __init__(self, observers: Sequence[object] = ()) -> None:
-        self.observers = tuple(observers)
-
-    def __bool__(self) -> bool:
-        return bool(self.observers)
-
-    async def notify(self, hook: str, event: object) -> None:
-        """Call ``hook`` of every observer that has it; log and swallow what they raise."""
-        for observer in self.observers:
-            method = getattr(observer, hook, None)
-            if method is None:
-                continue
-            try:
-                outcome = method(event)
-                if inspect.isawaitable(outcome):
-                    await outcome
-            except Exception:
-                logger.exception("observer %r failed in %s; the run goes on", observer, hook)

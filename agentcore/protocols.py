@@ -14,15 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_chec
 
 from typing_extensions import TypeVar
 
-from agentcore._embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
-from agentcore._hosted_tools import (
-    CodeInterpreterTool,
-    FileSearchTool,
-    ImageGenerationTool,
-    MCPTool,
-    ShellTool,
-    WebSearchTool,
-)
 from agentcore._messages import Message
 from agentcore._responses import (
     AgentResponse,
@@ -35,6 +26,15 @@ from agentcore._stream import ResponseStream
 
 if TYPE_CHECKING:
     from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
+    from agentcore._embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
+    from agentcore._hosted_tools import (
+        CodeInterpreterTool,
+        FileSearchTool,
+        ImageGenerationTool,
+        MCPTool,
+        ShellTool,
+        WebSearchTool,
+    )
 
 __all__ = [
     "AgentInput",
@@ -58,7 +58,7 @@ __all__ = [
 OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True, default=Any)
 InputT_contra = TypeVar("InputT_contra", contravariant=True, default=str)
 EmbeddingT = TypeVar("EmbeddingT", default="list[float]")
-EmbeddingOptionsT = TypeVar("EmbeddingOptionsT", default=EmbeddingGenerationOptions)
+EmbeddingOptionsT = TypeVar("EmbeddingOptionsT", default="EmbeddingGenerationOptions")
 ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
 
 AgentInput = Any

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from agentcore._hosted_tools import HOSTED_TOOL_TYPES, HostedTool
 from agentcore._options import ToolLike
 from agentcore.tools._function_tool import FunctionTool
 from agentcore.tools._types import is_mapping
+
+if TYPE_CHECKING:
+    from agentcore._hosted_tools import HostedTool
 
 __all__ = ["normalize_tools"]
 
@@ -26,8 +28,8 @@ def normalize_tools(
     for item in tools:
         if isinstance(item, FunctionTool):
             normalized.append(cast("FunctionTool[..., Any]", item))
-        elif isinstance(item, HOSTED_TOOL_TYPES) or is_mapping(item):
-            normalized.append(item)
+        elif is_mapping(item) or _is_hosted_tool(item):
+            normalized.append(cast("ToolLike", item))
         elif callable(item) and not isinstance(item, type):
             normalized.append(FunctionTool(item))
         else:
@@ -37,3 +39,10 @@ def normalize_tools(
                 f"provider tool dict"
             )
     return normalized
+
+
+def _is_hosted_tool(item: object) -> bool:
+    # Imported here: runs that use no hosted tool never load their classes.
+    from agentcore._hosted_tools import HOSTED_TOOL_TYPES
+
+    return isinstance(item, HOSTED_TOOL_TYPES)
