@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import subprocess
 import sys
 import time
@@ -253,24 +254,27 @@ def import_time(repeats: int) -> Result:
         "print((time.perf_counter() - t) * 1e6)"
     )
     floor_code = (
-        "import time; t = time.perf_counter(); import asyncio, json, dataclasses; "
+        "import time; t = time.perf_counter(); import attrs, cattrs, anyio, inspect; "
         "print((time.perf_counter() - t) * 1e6)"
     )
 
-    def best(source: str) -> float:
-        return min(
-            float(
-                subprocess.run(
-                    [sys.executable, "-c", source], capture_output=True, text=True, check=True
-                ).stdout
-            )
-            for _ in range(repeats)
+    # As users run it: with the bytecode cache on (some shells turn it off), and warm.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def once(source: str) -> float:
+        done = subprocess.run(
+            [sys.executable, "-c", source], capture_output=True, text=True, check=True, env=env
         )
+        return float(done.stdout)
+
+    def best(source: str) -> float:
+        once(source)  # writes the bytecode cache
+        return min(once(source) for _ in range(repeats))
 
     return Result(
         "import `from agentcore import Agent, tool`",
         best(code),
         best(floor_code),
         60_000.0,
-        note="floor: import asyncio, json, dataclasses",
+        note="floor: the kernel's dependencies (attrs, cattrs, anyio) and inspect",
     )
