@@ -17,6 +17,7 @@ from agentcore._contexts import FunctionInvocationContext
 from agentcore.errors import RunAbortedError, ToolCallRefused, UnknownToolError
 from agentcore.middleware import MiddlewareTermination, run_pipeline
 from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
+from agentcore.tools._context import NO_ANSWERS as _NO_ANSWERS
 
 if TYPE_CHECKING:
     from agentcore._tool_loop import LoopState
@@ -129,29 +130,41 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         await observers.notify(
             "on_tool_call_start", ToolCallStarted(run.run_id, call.call_id, call.name, arguments)
         )
-    context = FunctionInvocationContext(
-        function=tool, arguments=arguments, call_id=call.call_id, run=run
-    )
-    if call.call_id in state.approved:
-        context.metadata["approved"] = True
-
+    handlers = state.pipelines.function
     tool_failures: list[Exception] = []
-
-    async def final(ctx: FunctionInvocationContext) -> None:
-        try:
-            answers = state.answers.get(ctx.call_id)
-            tool_context = (
-                ToolContext(ctx.call_id, ctx.function.name, ctx.run)
-                if answers is None
-                else ToolContext(ctx.call_id, ctx.function.name, ctx.run, answers)
-            )
-            ctx.result = await ctx.function.invoke(ctx.arguments, context=tool_context)
-        except Exception as exc:
-            tool_failures.append(exc)
-            raise
-
+    answers = state.answers.get(call.call_id)
+    terminated = False
     try:
-        await run_pipeline(state.pipelines.function, context, final, _on_function_termination)
+        if not handlers:
+            # No function middleware: call the tool directly (no context to build).
+            tool_context = ToolContext(call.call_id, tool.name, run, answers or _NO_ANSWERS)
+            try:
+                result = await tool.invoke(arguments, context=tool_context)
+            except Exception as exc:
+                tool_failures.append(exc)
+                raise
+        else:
+            context = FunctionInvocationContext(
+                function=tool, arguments=arguments, call_id=call.call_id, run=run
+            )
+            if call.call_id in state.approved:
+                context.metadata["approved"] = True
+
+            async def final(ctx: FunctionInvocationContext) -> None:
+                try:
+                    ctx.result = await ctx.function.invoke(
+                        ctx.arguments,
+                        context=ToolContext(
+                            ctx.call_id, ctx.function.name, ctx.run, answers or _NO_ANSWERS
+                        ),
+                    )
+                except Exception as exc:
+                    tool_failures.append(exc)
+                    raise
+
+            await run_pipeline(handlers, context, final, _on_function_termination)
+            result = context.result
+            terminated = bool(context.metadata.get("terminated"))
     except UserInputRequired as exc:
         outcome = Outcome(FunctionResultContent(call.call_id), False, False, prompt=exc.prompt)
     except ToolCallRefused as exc:
@@ -168,11 +181,8 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
             detail = f" {type(exc).__name__}: {exc}" if state.config.include_detailed_errors else ""
             outcome = error_outcome(call, f"Error: {call.name} failed.{detail}", "exception")
     else:
-        terminated = bool(context.metadata.get("terminated"))
         outcome = Outcome(
-            FunctionResultContent(call.call_id, result=result_value(context.result)),
-            False,
-            terminated,
+            FunctionResultContent(call.call_id, result=result_value(result)), False, terminated
         )
     if observers is not None:
         content = outcome.content

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -28,8 +29,12 @@ class UserInputRequired(Exception):  # a signal, not an error
         self.prompt = prompt
 
 
+NO_ANSWERS: Mapping[str, str] = MappingProxyType({})
+
+
 def _answers(value: Mapping[str, str]) -> Mapping[str, str]:
-    return dict(value)
+    # Read-only; the shared empty mapping is kept as is (the usual case, no copy).
+    return value if value is NO_ANSWERS else MappingProxyType(dict(value))
 
 
 @attrs.frozen
@@ -46,7 +51,7 @@ class ToolContext:
     """The name the tool was called by."""
     run: RunContext
     """The run: run-local values, the session, the event emitter."""
-    answers: Mapping[str, str] = attrs.field(factory=dict[str, str], converter=_answers)
+    answers: Mapping[str, str] = attrs.field(default=NO_ANSWERS, converter=_answers)
     """The user's answers to this call's questions so far, by prompt."""
 
     @property
