@@ -107,9 +107,14 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
             f"Error: there is no tool named {call.name!r}. Available tools: {available}.",
             "unknown tool",
         )
-    count = state.invocations.get(call.name, 0) + 1
-    state.invocations[call.name] = count
-    if tool.max_invocations is not None and count > tool.max_invocations:
+    limit = tool.max_invocations
+    count = 0
+    if limit is not None:  # counted only for tools that have a limit
+        counts = state.invocations
+        if counts is None:
+            counts = state.invocations = {}
+        count = counts[call.name] = counts.get(call.name, 0) + 1
+    if limit is not None and count > limit:
         return error_outcome(
             call,
             f"Error: {call.name} may be called at most {tool.max_invocations} times in one run.",

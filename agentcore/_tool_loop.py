@@ -50,6 +50,9 @@ if TYPE_CHECKING:
 __all__ = ["FunctionInvocationConfiguration", "ToolLoop"]
 
 _NO_OBSERVERS = ObserverSet()
+# Shared empties: a fresh empty set or dict per run costs 64 to 216 bytes.
+_NONE: frozenset[str] = frozenset()
+_NO_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
 
 
 class LoopState:
@@ -95,14 +98,15 @@ class LoopState:
         pending: PausedRun | None = None,
         decisions: Sequence[FunctionApprovalResponseContent | UserInputResponseContent] = (),
         decline_pending: bool = False,
+        own_options: bool = False,
     ) -> None:
         self.client = client
         self.transcript: list[Message] = list(messages)
         self.produced: list[Message] = []
         self.responses: list[ChatResponse[Any]] = []
         self.extra_streamed = 0
-        self.approved: set[str] = set()
-        self.answers: dict[str, dict[str, str]] = {}
+        self.approved: frozenset[str] = _NONE
+        self.answers: dict[str, dict[str, str]] = _NO_ANSWERS
         self.decline_pending = decline_pending
         self.stream = stream
         self.run = run
@@ -117,9 +121,13 @@ class LoopState:
         # this run's input (which may hold a new user message).
         self.resumed: Message | None = None
         self.terminated = False
-        self.invocations: dict[str, int] = {}
+        self.invocations: dict[str, int] | None = None
         self.function_tools: dict[str, FunctionTool[..., Any]] = {}
-        self.options = self._split_tools(dict(options or {}))
+        # The options are this loop's own copy from here on (``own_options`` says the
+        # caller handed over a fresh dict, so it is not copied twice).
+        self.options = self._split_tools(
+            options if own_options and isinstance(options, dict) else dict(options or {})
+        )
 
     def _split_tools(self, options: dict[str, Any]) -> dict[str, Any]:
         tools = options.get("tools")
@@ -310,9 +318,13 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
     # Worked out once per loop, not per turn.
     policy = config.approval_policy
     tools = state.function_tools
-    always_ask = {name for name, tool in tools.items() if tool.approval_mode == "always_require"}
+    always_ask = (
+        frozenset(name for name, tool in tools.items() if tool.approval_mode == "always_require")
+        or _NONE
+    )
     declared = _declared_only_names(state)
     observed = bool(state.observers)
+    plain_calls = not observed and not state.pipelines.chat
     iterations = 0
     error_batches = 0
     while True:
@@ -329,6 +341,9 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
                 async for update in stream:
                     yield update
                 response = await stream.get_final_response()
+        elif plain_calls:
+            # No chat middleware, no observers: await the client directly.
+            response = await state.client.get_response(state.transcript, options=call_options)
         else:
             response = await call_model(state, call_options)
         iterations += 1
@@ -415,11 +430,11 @@ def _take_extra_usage(state: LoopState) -> Usage | None:
     return Usage.sum(extra[start:])
 
 
-def _declared_only_names(state: LoopState) -> set[str]:
+def _declared_only_names(state: LoopState) -> frozenset[str]:
     """Names of tools declared to the model but not run here (``additional_tools``)."""
     if not state.config.additional_tools:
-        return set()
-    return {name for item in state.config.additional_tools if (name := tool_name(item))}
+        return _NONE
+    return frozenset(name for item in state.config.additional_tools if (name := tool_name(item)))
 
 
 def _attach_requests(
@@ -549,7 +564,7 @@ async def _resume(
     answered_calls = [c for c in pending.calls if c.name not in declared]
     completed = {r.call_id: r for r in pending.completed}
     to_run = [c for c in answered_calls if c.call_id not in declined and c.call_id not in completed]
-    state.approved.update(cid for cid, v in verdicts.items() if v.approved)
+    state.approved = frozenset(cid for cid, v in verdicts.items() if v.approved)
     ran = dict(zip((c.call_id for c in to_run), await run_batch(state, to_run), strict=True))
     outcomes: list[Outcome] = []
     for call in answered_calls:

@@ -9,12 +9,10 @@ calls pass through function middleware.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
-import anyio
 import attrs
 from typing_extensions import TypeVar
 
@@ -37,6 +35,7 @@ from agentcore._responses import (
     CustomEvent,
 )
 from agentcore._run import RunContext
+from agentcore._session_turns import SessionTurns
 from agentcore._sessions import (
     AgentSession,
     clear_pause,
@@ -48,7 +47,6 @@ from agentcore._stream import ResponseStream
 from agentcore._tool_loop import (
     LoopState,
     drive,
-    run_quietly,
 )
 from agentcore.errors import RunStateError
 from agentcore.middleware import MiddlewareTermination, PipelineCache, Pipelines, run_pipeline
@@ -193,9 +191,7 @@ class Agent:
         self._pipelines = Pipelines.build(self.middleware)
         self._pipeline_cache = PipelineCache()
         self._observers = ObserverSet(observers)
-        self._session_locks: weakref.WeakValueDictionary[str, anyio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._session_turns = SessionTurns()
 
     @property
     def name(self) -> str | None:
@@ -363,11 +359,14 @@ class Agent:
                 RunStarted(context.run.run_id, self._name, tuple(context.messages)),
             )
         try:
+            if pipelines.agent:
 
-            async def core(ctx: AgentContext) -> None:
-                await self._core(ctx, pipelines, config)
+                async def core(ctx: AgentContext) -> None:
+                    await self._core(ctx, pipelines, config)
 
-            await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
+                await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
+            else:
+                await self._core(context, pipelines, config)  # no layer to wrap it in
             result = context.result
             if not isinstance(result, AgentResponse):
                 raise TypeError(
@@ -388,15 +387,6 @@ class Agent:
 
             await observers.notify("on_run_end", RunEnded(context.run.run_id, self._name, result))
         return result  # pyright: ignore[reportUnknownVariableType]
-
-    def _session_lock(self, session: AgentSession | None) -> anyio.Lock | None:
-        if session is None:
-            return None
-        lock = self._session_locks.get(session.session_id)
-        if lock is None:
-            lock = anyio.Lock()
-            self._session_locks[session.session_id] = lock
-        return lock
 
     async def _prepare(
         self,
@@ -463,6 +453,7 @@ class Agent:
             pending=pending,
             decisions=decisions,
             decline_pending=decline_pending,
+            own_options=True,
         )
         return _Prepared(stored, options, state)
 
@@ -522,17 +513,24 @@ class Agent:
         pipelines: Pipelines,
         config: FunctionInvocationConfiguration,
     ) -> None:
-        lock = self._session_lock(context.session)
-        if lock is None:
+        session = context.session
+        if session is None:
             prepared = await self._prepare(context, pipelines, config)
-            await run_quietly(prepared.state)
+            async for _ in drive(prepared.state):
+                pass  # pragma: no cover  # a non-streaming run yields nothing
             context.result = await self._commit(context, prepared)
         else:
-            async with lock:
+            turns = self._session_turns
+            await turns.enter(session.session_id)
+            try:
                 prepared = await self._prepare(context, pipelines, config)
-                await run_quietly(prepared.state)
+                async for _ in drive(prepared.state):
+                    pass  # pragma: no cover  # a non-streaming run yields nothing
                 context.result = await self._commit(context, prepared)
-        await self._after(context)
+            finally:
+                turns.leave(session.session_id)
+        if self.context_providers:
+            await self._after(context)
 
     # -- streaming ------------------------------------------------------------------
 
@@ -626,10 +624,11 @@ class Agent:
         observers = self._observers
         yielded = record.yielded
         run = context.run
-        lock = self._session_lock(context.session)
+        session_id = None if context.session is None else context.session.session_id
+        turns = self._session_turns
         try:
-            if lock is not None:
-                await lock.acquire()
+            if session_id is not None:
+                await turns.enter(session_id)
             try:
                 prepared = await self._prepare(context, pipelines, config)
                 # Events agent middleware emitted before the stream started come first.
@@ -655,8 +654,8 @@ class Agent:
                 response = await self._commit(context, prepared)
                 record.response = response
             finally:
-                if lock is not None:
-                    lock.release()
+                if session_id is not None:
+                    turns.leave(session_id)
             # after_run sees the response, while the caller's context keeps the stream.
             final_view = attrs.evolve(context, result=response)
             await self._after(final_view)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import Any, Literal, overload
@@ -56,7 +57,10 @@ class FakeModel:
         self,
         responses: Sequence[ChatResponse[Any]],
         updates: Sequence[ChatResponseUpdate] = (),
+        *,
+        suspend: bool = False,
     ) -> None:
+        self.suspend = suspend
         self.responses = list(responses)
         self.updates = list(updates)
         self.position = 0
@@ -67,6 +71,8 @@ class FakeModel:
         return response
 
     async def _get(self) -> ChatResponse[Any]:
+        if self.suspend:
+            await asyncio.sleep(0)  # a real client waits on the network: let others run
         return self.next()
 
     @overload

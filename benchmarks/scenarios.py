@@ -204,7 +204,7 @@ def stream_run(iterations: int, repeats: int) -> Result:
 
 
 def concurrent_runs(runs: int, repeats: int) -> Result:
-    model = FakeModel([calls_response(1), text_response()])
+    model = FakeModel([calls_response(1), text_response()], suspend=True)
     agent = Agent(model, "Be brief.", tools=[lookup_tool])
 
     async def framework_batch() -> None:
@@ -215,7 +215,7 @@ def concurrent_runs(runs: int, repeats: int) -> Result:
         await asyncio.gather(*(one(i) for i in range(runs)))
 
     async def hand_batch() -> None:
-        hand_model = FakeModel([calls_response(1), text_response()])
+        hand_model = FakeModel([calls_response(1), text_response()], suspend=True)
         await asyncio.gather(*(handwritten_tool_rounds(hand_model, "w") for _ in range(runs)))
 
     def timed(batch: Callable[[], Awaitable[None]]) -> float:

@@ -1,0 +1,51 @@
+"""One run at a time per session: later runs wait their turn, in arrival order.
+
+A plain dict of waiting lines instead of a lock per session: an uncontended run
+costs one dict entry and never yields to the event loop, and nothing outlives the
+last run of a session.
+"""
+
+from __future__ import annotations
+
+import anyio
+
+__all__ = ["SessionTurns"]
+
+
+class SessionTurns:
+    """Serializes runs that share a session id."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self) -> None:
+        # session id -> runs waiting for it (the running one is not in the line)
+        self._lines: dict[str, list[anyio.Event]] = {}
+
+    async def enter(self, session_id: str) -> None:
+        """Wait until no other run of this session is running, then take the turn."""
+        line = self._lines.get(session_id)
+        if line is None:
+            self._lines[session_id] = []
+            return
+        turn = anyio.Event()
+        line.append(turn)
+        try:
+            await turn.wait()
+        except BaseException:
+            if turn.is_set():
+                self.leave(session_id)  # the turn was handed over: pass it on
+            else:
+                line.remove(turn)
+            raise
+
+    def leave(self, session_id: str) -> None:
+        """End this run's turn and hand it to the next waiting run, if any."""
+        line = self._lines[session_id]
+        if line:
+            line.pop(0).set()
+        else:
+            del self._lines[session_id]
+
+    def busy(self, session_id: str) -> bool:
+        """Whether a run of this session is running now."""
+        return session_id in self._lines
