@@ -274,11 +274,16 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             if iterator is None:
                 setup = core.setup
                 if setup is not None:
-                    # ``from_awaitable``: run the setup now, then read the inner stream
-                    # directly (it is its own iterator: no extra layer per update).
+                    # ``from_awaitable``: run the setup now, then read the inner stream.
                     core.setup = None
                     inner = await setup
                     core.deferred = inner
+                    if len(core.stages) == 1 and not core.stages[0].hooks:
+                        # Nothing stacked on this stream: become the inner stream, so
+                        # no layer is left between the caller and the updates.
+                        core.pulling = False
+                        self._core, self._depth = inner._core, inner._depth
+                        return await self.__anext__()
                     iterator = core.iterator = inner.__aiter__()
                 else:
                     assert core.source is not None
