@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentcore._responses import CustomEvent
@@ -35,6 +35,9 @@ def new_run_id() -> str:
     return f"run_{_run_prefix}_{next(_run_numbers):x}"
 
 
+_NO_LOCALS: dict[str, Any] = {}  # never written to
+
+
 class RunLocals(MutableMapping[str, Any]):
     """Run-local values: shared by the middleware and tools of one run, isolated
     between runs, and kept with the run state when a run pauses.
@@ -46,7 +49,8 @@ class RunLocals(MutableMapping[str, Any]):
     __slots__ = ("_data",)
 
     def __init__(self, data: dict[str, Any] | None = None) -> None:
-        self._data: dict[str, Any] = {} if data is None else data
+        # A shared empty dict until the first value is set (most runs set none).
+        self._data: dict[str, Any] = _NO_LOCALS if data is None else data
 
     def __getitem__(self, key: str) -> Any:
         return self._data[key]
@@ -59,6 +63,8 @@ class RunLocals(MutableMapping[str, Any]):
                 f"run-local value {key!r} must be JSON-serializable so a paused run can be "
                 f"saved: {exc}"
             ) from None
+        if self._data is _NO_LOCALS:
+            self._data = {}
         self._data[key] = value
 
     def __delitem__(self, key: str) -> None:
@@ -86,7 +92,7 @@ class RunContext:
     ``RunContext`` as ``.run``.
     """
 
-    __slots__ = ("_sink", "events", "extra_usage", "locals", "run_id", "session")
+    __slots__ = ("_events", "_extra_usage", "_sink", "locals", "run_id", "session")
 
     def __init__(
         self,
@@ -98,9 +104,20 @@ class RunContext:
         self.run_id = run_id or new_run_id()
         self.session = session
         self.locals = RunLocals(locals)
-        self.events: list[CustomEvent] = []
-        self.extra_usage: list[Usage] = []
+        # Created on first use: most runs emit nothing and spend no tokens elsewhere.
+        self._events: list[CustomEvent] | None = None
+        self._extra_usage: list[Usage] | None = None
         self._sink: Callable[[CustomEvent], None] | None = None
+
+    @property
+    def events(self) -> Sequence[CustomEvent]:
+        """The custom events emitted so far, in order."""
+        return self._events if self._events is not None else ()
+
+    @property
+    def extra_usage(self) -> Sequence[Usage]:
+        """Usage added with :meth:`add_usage` so far."""
+        return self._extra_usage if self._extra_usage is not None else ()
 
     def get(self, key: str, default: Any = None) -> Any:
         """A run-local value, or ``default``."""
@@ -117,7 +134,9 @@ class RunContext:
     def add_usage(self, usage: Usage) -> None:
         """Count tokens spent on this run's behalf outside its own model calls
         (for example by an agent used as a tool); they add to the run's usage."""
-        self.extra_usage.append(usage)
+        if self._extra_usage is None:
+            self._extra_usage = []
+        self._extra_usage.append(usage)
 
     async def emit(self, event: CustomEvent | Any, *, name: str = "custom") -> None:
         """Send a custom event to the caller.
@@ -128,7 +147,9 @@ class RunContext:
         """
         if not isinstance(event, CustomEvent):
             event = CustomEvent(name=name, data=event)
-        self.events.append(event)
+        if self._events is None:
+            self._events = []
+        self._events.append(event)
         sink = self._sink
         if sink is not None:
             sink(event)

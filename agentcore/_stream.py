@@ -339,6 +339,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     await self.__anext__()
                 except StopAsyncIteration:
                     break
+            # Reading may have turned a deferred stream into its inner one.
+            core = self._core
+            stage = core.stages[self._depth]
+            if stage.finalized:
+                return stage.final  # type: ignore[no-any-return]
         for i, each in enumerate(core.stages):
             if not each.finalized and (each.hooks or i == self._depth):
                 await self._finalize(each)

@@ -8,6 +8,7 @@ import platform
 
 from benchmarks.scenarios import (
     Result,
+    chat_stream_run,
     concurrent_runs,
     import_time,
     plain_run,
@@ -34,6 +35,7 @@ def main() -> None:
             middleware=True,
         ),
         stream_run(iterations, repeats),
+        chat_stream_run(iterations, repeats),
         concurrent_runs(runs, repeats),
         import_time(3 if args.quick else 7),
     ]

@@ -574,3 +574,15 @@ async def test_exception_from_a_transform_closes_the_source() -> None:
         await source.stream().map(explode)
 
     assert source.closed
+
+
+async def test_a_deferred_stream_awaited_before_any_read_gives_the_inner_final() -> None:
+    source = Source([1, 2, 3])
+
+    async def setup() -> ResponseStream[int, list[int]]:
+        return source.stream()
+
+    stream = ResponseStream.from_awaitable(setup())
+
+    assert await stream.get_final_response() == [1, 2, 3]
+    assert source.closed

@@ -70,7 +70,7 @@ async def test_streaming_tool_that_yields_nothing_returns_none() -> None:
     run = RunContext()
 
     assert await silent.invoke({}, context=_context(silent, run)) is None
-    assert run.events == []
+    assert list(run.events) == []
 
 
 async def test_context_is_injected_and_hidden_from_the_schema() -> None:
