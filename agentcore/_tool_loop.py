@@ -11,7 +11,7 @@ valid: every function call has its result before the next request.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
 
 import attrs
 
@@ -34,7 +34,7 @@ from agentcore._loop_config import (
 from agentcore._messages import Message
 from agentcore._model_calls import call_model, open_model_stream
 from agentcore._observing import ObserverSet
-from agentcore._responses import ChatResponse, ChatResponseUpdate
+from agentcore._responses import ChatResponse, ChatResponseUpdate, FinishReason
 from agentcore._run import RunContext
 from agentcore._sessions import PausedRun, PendingRequest
 from agentcore._stream import ResponseStream
@@ -53,6 +53,20 @@ _NO_OBSERVERS = ObserverSet()
 # Shared empties: a fresh empty set or dict per run costs 64 to 216 bytes.
 _NONE: frozenset[str] = frozenset()
 _NO_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
+
+
+class LoopSummary(NamedTuple):
+    """The fields of a loop's response, in ``ChatResponse``'s constructor order."""
+
+    messages: tuple[Message, ...]
+    response_id: str | None
+    conversation_id: str | None
+    model: str | None
+    finish_reason: FinishReason | None
+    usage: Usage | None
+    created_at: str | None
+    value: None
+    additional_properties: Mapping[str, Any] | None
 
 
 class LoopState:
@@ -146,8 +160,17 @@ class LoopState:
 
     def response(self) -> ChatResponse[None]:
         """The whole loop as one response (what the streamed updates fold into)."""
+        summary = self.summary()
+        if isinstance(summary, ChatResponse):
+            return summary
+        return ChatResponse(*summary)
+
+    def summary(self) -> ChatResponse[None] | LoopSummary:
+        """The loop's outcome: the only model response itself when nothing was added
+        to it, else the fields of the whole loop's response (no object built)."""
         responses = self.responses
-        if len(responses) == 1 and not self.run.extra_usage:
+        extra_usage = self.run.extra_usage
+        if len(responses) == 1 and not extra_usage:
             only = responses[0]
             produced = self.produced
             if (
@@ -167,15 +190,16 @@ class LoopState:
             created_at = created_at or each.created_at
             if each.additional_properties:
                 extra = {**(extra or {}), **each.additional_properties}
-        return ChatResponse(
-            messages=tuple(self.produced),
-            response_id=response_id,
-            conversation_id=conversation_id,
-            model=model,
-            finish_reason=finish_reason,
-            usage=Usage.sum([*(r.usage for r in responses), *self.run.extra_usage]),
-            created_at=created_at,
-            additional_properties=extra,
+        return LoopSummary(
+            tuple(self.produced),
+            response_id,
+            conversation_id,
+            model,
+            finish_reason,
+            Usage.sum([*(r.usage for r in responses), *extra_usage]),
+            created_at,
+            None,
+            extra,
         )
 
 

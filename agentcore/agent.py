@@ -460,7 +460,7 @@ class Agent:
     async def _commit(self, context: AgentContext, prepared: _Prepared) -> AgentResponse[Any]:
         """Record the finished run: session state, then history, in one step each."""
         state = prepared.state
-        chat = state.response()
+        chat = state.summary()
         response_format = prepared.options.get("response_format")
         # Parsed before anything is recorded: output that does not fit fails the run,
         # and a failed run leaves no trace.
