@@ -46,6 +46,7 @@ from agentcore._tool_loop import ToolLoop
 from agentcore._usage import Usage
 from agentcore.agent import Agent
 from agentcore.middleware import (
+    CallNext,
     MiddlewareTermination,
     agent_middleware,
     chat_middleware,
@@ -105,6 +106,7 @@ __all__ = [
     "AgentResponseUpdate",
     "AgentSession",
     "Annotation",
+    "CallNext",
     "ChatContext",
     "ChatOptions",
     "ChatResponse",
