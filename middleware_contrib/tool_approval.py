@@ -5,12 +5,12 @@ arguments; the first matching rule decides, else ``default``. ``deny`` answers t
 with an error text and the tool does not run; ``allow`` runs it; ``ask`` leaves the
 decision to the caller through the tool loop's approval flow.
 
-The loop decides which calls wait for the caller *before* function middleware runs, and
-today only for tools declared ``approval_mode="always_require"``. So ``ask`` works for
-those tools (a call that reaches this middleware was approved), and for any other tool
-it fails closed: the call is denied with a message saying how to enable approval.
-:meth:`ToolApproval.requires_approval` is ready for a loop hook that would ask for any
-call a rule marks ``ask``.
+The loop decides which calls wait for the caller *before* function middleware runs. Give
+it these rules with ``tool_loop=approval.tool_loop()`` (its ``approval_policy``), and
+every call a rule marks ``ask`` pauses the run for the caller's decision; once approved it
+reaches this middleware and runs. Tools declared ``approval_mode="always_require"`` pause
+anyway. Without the policy, an ``ask`` call to any other tool fails closed: it is denied
+with a message saying how to enable approval.
 """
 
 from __future__ import annotations
@@ -22,7 +22,13 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
-from agentcore import CustomEvent, FunctionCallContent, FunctionInvocationContext, FunctionTool
+from agentcore import (
+    CustomEvent,
+    FunctionCallContent,
+    FunctionInvocationConfiguration,
+    FunctionInvocationContext,
+    FunctionTool,
+)
 
 __all__ = ["ApprovalRule", "Decision", "ToolApproval"]
 
@@ -106,6 +112,15 @@ class ToolApproval:
             return True
         return self.decide(tool.name, arguments)[0] == "ask"
 
+    def tool_loop(
+        self, base: FunctionInvocationConfiguration | None = None
+    ) -> FunctionInvocationConfiguration:
+        """A tool-loop configuration (``base`` or the defaults) whose approval policy
+        pauses every call these rules mark ``ask``."""
+        return attrs.evolve(
+            base or FunctionInvocationConfiguration(), approval_policy=self.requires_approval
+        )
+
     async def process(
         self, context: FunctionInvocationContext, call_next: Callable[[], Awaitable[None]]
     ) -> None:
@@ -115,14 +130,15 @@ class ToolApproval:
             await call_next()
             return
         if decision == "ask":
-            if function.approval_mode == "always_require":
+            if function.approval_mode == "always_require" or context.metadata.get("approved"):
                 # The loop paused this call and the caller approved it.
                 await self._report(context, "approved", None)
                 await call_next()
                 return
             reason = (
-                "it needs the user's approval, which this tool cannot ask for; declare it "
-                "with approval_mode='always_require'"
+                "it needs the user's approval and this run cannot ask for it; run the agent "
+                "with tool_loop=<this ToolApproval>.tool_loop() or declare the tool with "
+                "approval_mode='always_require'"
             )
             _logger.warning("denied %s: %s", function.name, reason)
         text = f"Error: the call to {function.name} was denied" + (

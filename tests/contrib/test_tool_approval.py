@@ -139,7 +139,7 @@ async def test_ask_on_a_tool_without_approval_mode_fails_closed() -> None:
         ToolApproval([ApprovalRule("transfer", "ask")]), "transfer", '{"amount": 1, "to": "b"}'
     )
     assert ran == []
-    assert "approval_mode='always_require'" in result_of(response)
+    assert "tool_loop=<this ToolApproval>.tool_loop()" in result_of(response)
 
 
 async def test_ask_on_an_always_require_tool_runs_once_the_caller_approves() -> None:
@@ -153,6 +153,42 @@ async def test_ask_on_an_always_require_tool_runs_once_the_caller_approves() -> 
     done = await agent.run(Message("user", (request.create_response(True),)), session=session)
     assert ran == ["close A"]
     assert [e.data["outcome"] for e in done.events] == ["approved"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_ask_pauses_any_tool_when_the_rules_are_the_loops_approval_policy(
+    stream: bool,
+) -> None:
+    client = ScriptedChatClient([call("transfer", '{"amount": 500, "to": "b"}'), "sent it"])
+    approval = ToolApproval([ApprovalRule("transfer", "ask")])
+    agent = Agent(client, tools=[transfer], middleware=[approval], tool_loop=approval.tool_loop())
+    session = agent.create_session()
+
+    async def run_once(message: Any) -> AgentResponse[Any]:
+        if not stream:
+            return await agent.run(message, session=session)
+        updates = agent.run(message, session=session, stream=True)
+        async for _ in updates:
+            pass
+        return await updates.get_final_response()
+
+    paused = await run_once("send 500")
+    assert ran == []
+    (request,) = paused.approval_requests
+    assert request.function_call.name == "transfer"
+    done = await run_once(Message("user", (request.create_response(True),)))
+    assert ran == ["transfer 500"]
+    assert done.text == "sent it"
+    assert [e.data["outcome"] for e in done.events] == ["approved"]
+
+
+async def test_calls_the_rules_allow_do_not_pause_under_the_policy() -> None:
+    client = ScriptedChatClient([call("transfer", '{"amount": 5, "to": "b"}'), "ok"])
+    approval = ToolApproval([ApprovalRule("transfer", "ask", when=lambda a: a["amount"] > 100)])
+    agent = Agent(client, tools=[transfer], middleware=[approval], tool_loop=approval.tool_loop())
+    response = await agent.run("send 5")
+    assert response.approval_requests == ()
+    assert ran == ["transfer 5"]
 
 
 async def test_a_denial_is_reported_as_an_event() -> None:
