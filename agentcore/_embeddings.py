@@ -35,7 +35,7 @@ class Embedding(Generic[EmbeddingT]):
     vector: EmbeddingT
     model: str | None = None
     dimensions: int | None = attrs.field(
-        default=attrs.Factory(_dimensions, takes_self=True)  # pyright: ignore[reportArgumentType]
+        default=attrs.Factory(_dimensions, takes_self=True)  # pyright: ignore[reportArgumentType]  # attrs Factory(takes_self) typing
     )
     created_at: str | None = None
     additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)

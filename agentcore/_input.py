@@ -38,7 +38,7 @@ def normalize_input(value: Any) -> list[Message]:
         )
     messages: list[Message] = []
     loose: list[Content] = []
-    for item in value:  # pyright: ignore[reportUnknownVariableType]
+    for item in value:  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
         if isinstance(item, Message):
             if loose:
                 messages.append(Message("user", tuple(loose)))
@@ -51,7 +51,7 @@ def normalize_input(value: Any) -> list[Message]:
         else:
             raise TypeError(
                 "run() takes a str, a Message, a content object, or a sequence of those; "
-                f"the sequence holds a {type(item).__name__}"  # pyright: ignore[reportUnknownArgumentType]
+                f"the sequence holds a {type(item).__name__}"  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
             )
     if loose:
         messages.append(Message("user", tuple(loose)))

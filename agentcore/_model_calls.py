@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def _to_chat_response(value: Any) -> ChatResponse[Any]:
     if isinstance(value, ChatResponse):
-        return value  # pyright: ignore[reportUnknownVariableType]
+        return value  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
     if isinstance(value, Message):
         return ChatResponse(messages=(value,), finish_reason="stop")
     if value is None:
@@ -136,5 +136,5 @@ async def open_model_stream(
     if result is None:
         return stream_of(ChatResponse())
     if isinstance(result, ChatResponse):
-        return stream_of(result)  # pyright: ignore[reportUnknownArgumentType]
+        return stream_of(result)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
     return result

@@ -329,7 +329,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             raise StreamConsumedError("this stream was mapped; ask the mapped stream instead")
         stage = core.stages[self._depth]
         if stage.finalized:
-            return stage.final  # type: ignore[no-any-return]
+            return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
         if not core.exhausted:
             # Continue where the consumer stopped (or start): the same updates reach
             # the same collectors, so the final value covers the whole stream.
@@ -343,11 +343,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             core = self._core
             stage = core.stages[self._depth]
             if stage.finalized:
-                return stage.final  # type: ignore[no-any-return]
+                return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
         for i, each in enumerate(core.stages):
             if not each.finalized and (each.hooks or i == self._depth):
                 await self._finalize(each)
-        return stage.final  # type: ignore[no-any-return]
+        return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
 
     async def _finalize(self, stage: _Stage) -> None:
         if stage.finalizer is None:

@@ -76,9 +76,9 @@ class _Prepared:
 
 def _to_agent_response(value: Any, agent_name: str | None) -> AgentResponse[Any]:
     if isinstance(value, AgentResponse):
-        return value  # pyright: ignore[reportUnknownVariableType]
+        return value  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
     if isinstance(value, ChatResponse):
-        chat: ChatResponse[Any] = value  # pyright: ignore[reportUnknownVariableType]
+        chat: ChatResponse[Any] = value  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
         return AgentResponse(
             messages=chat.messages,
             response_id=chat.response_id,
@@ -386,7 +386,7 @@ class Agent:
             from agentcore.observers import RunEnded
 
             await observers.notify("on_run_end", RunEnded(context.run.run_id, self._name, result))
-        return result  # pyright: ignore[reportUnknownVariableType]
+        return result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
 
     async def _prepare(
         self,
@@ -633,7 +633,7 @@ class Agent:
                 prepared = await self._prepare(context, pipelines, config)
                 # Events agent middleware emitted before the stream started come first.
                 events: list[CustomEvent] = list(run.events)
-                run._sink = events.append  # pyright: ignore[reportPrivateUsage]
+                run._sink = events.append  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
                 name = self._name
                 async with aclosing(drive(prepared.state)) as loop_updates:
                     async for update in loop_updates:
@@ -650,7 +650,7 @@ class Agent:
                     out = AgentResponseUpdate(event=event, agent_name=name)
                     yielded.append(out)
                     yield out
-                run._sink = None  # pyright: ignore[reportPrivateUsage]
+                run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
                 response = await self._commit(context, prepared)
                 record.response = response
             finally:

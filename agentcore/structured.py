@@ -50,7 +50,7 @@ def json_schema_for(response_format: type[Any] | Mapping[str, Any]) -> tuple[str
     if isinstance(response_format, Mapping):
         schema = response_format.get("schema")
         if isinstance(schema, Mapping) and "name" in response_format:
-            return str(response_format["name"]), dict(schema)  # pyright: ignore[reportUnknownArgumentType]
+            return str(response_format["name"]), dict(schema)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
         return "response", dict(response_format)
     from agentcore.tools._schema import schema_for_type
 

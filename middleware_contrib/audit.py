@@ -538,7 +538,7 @@ def _check_line(line: str, previous: str, seq: int) -> tuple[str] | str:
         return "not a JSON record"
     if not isinstance(record, dict):
         return "not a JSON object"
-    body: dict[str, Any] = dict(record)  # pyright: ignore[reportUnknownArgumentType]
+    body: dict[str, Any] = dict(record)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
     claimed = body.pop("hash", None)
     if body.get("prev_hash") != previous:
         return "prev_hash does not match the hash of the record before it"

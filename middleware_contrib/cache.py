@@ -281,7 +281,7 @@ class Cache:
         await call_next()
         result = context.result
         if isinstance(result, ChatResponse):
-            response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]
+            response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
             await self._save(key, response)
         elif isinstance(result, ResponseStream):
 

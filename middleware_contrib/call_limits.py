@@ -159,7 +159,7 @@ class _AgentLimits:
         await call_next()
         result = context.result
         if isinstance(result, AgentResponse):
-            context.result = self._finish(context, result)  # pyright: ignore[reportUnknownArgumentType]
+            context.result = self._finish(context, result)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
         elif isinstance(result, ResponseStream):
 
             def finish(response: AgentResponse[Any]) -> AgentResponse[Any]:
@@ -206,7 +206,7 @@ class _ChatLimits:
         await call_next()
         result = context.result
         if isinstance(result, ChatResponse):
-            counts["tokens"] += _tokens(result)  # pyright: ignore[reportUnknownArgumentType]
+            counts["tokens"] += _tokens(result)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
         elif isinstance(result, ResponseStream):
 
             def count(final: ChatResponse[Any]) -> None:

@@ -102,14 +102,14 @@ def _json_safe(value: Any) -> Any:
 def _embedded(result: Any, fallback: ContentLabel) -> tuple[ContentLabel, Any] | None:
     """Tier 1: the label carried by the result itself, and the result without it."""
     if isinstance(result, Mapping) and LABEL_KEY in result:
-        mapping: Mapping[str, Any] = result  # pyright: ignore[reportUnknownVariableType]
+        mapping: Mapping[str, Any] = result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
         rest = {k: v for k, v in mapping.items() if k != LABEL_KEY}
         return label_from(mapping[LABEL_KEY]), rest
     if isinstance(result, list) and any(
         isinstance(item, Mapping) and LABEL_KEY in item
-        for item in result  # pyright: ignore[reportUnknownVariableType]
+        for item in result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
     ):
-        items: list[Any] = result  # pyright: ignore[reportUnknownVariableType]
+        items: list[Any] = result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
         labels: list[ContentLabel] = []
         stripped: list[Any] = []
         for item in items:
@@ -229,10 +229,10 @@ class LabelTracking:
                     return stored if isinstance(stored, str) else json.dumps(stored)
             return value
         if isinstance(value, list):
-            items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+            items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
             return [self._resolve(v, run, labels) for v in items]
         if isinstance(value, dict):
-            mapping: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+            mapping: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
             return {k: self._resolve(v, run, labels) for k, v in mapping.items()}
         return value
 

@@ -155,7 +155,7 @@ class RateLimiter:
         await call_next()
         result = context.result
         if isinstance(result, ChatResponse):
-            response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]
+            response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
             self._settle(state, estimate, response)
         elif isinstance(result, ResponseStream):
 

@@ -280,7 +280,7 @@ class AgentSchemaValidator:
         await call_next()
         result = context.result
         if isinstance(result, AgentResponse):
-            context.result = self._with_value(result)  # pyright: ignore[reportUnknownArgumentType]
+            context.result = self._with_value(result)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
         elif isinstance(result, ResponseStream):
             context.result = result.with_result_hook(self._with_value)
 
@@ -344,7 +344,7 @@ class SchemaValidator:
             result = context.result
             if not isinstance(result, ChatResponse):
                 return
-            response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]
+            response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
             if _has_calls([c for m in response.messages for c in m.contents]):
                 return
             value = session.check(response)
@@ -360,7 +360,7 @@ def _as_stream(result: object) -> ChatStream:
     if isinstance(result, ResponseStream):
         return cast("ChatStream", result)
     if isinstance(result, ChatResponse):
-        response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]
+        response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
         return replay_response(response)
     return replay_response(ChatResponse())
 

@@ -48,7 +48,7 @@ def _from_json(text: str) -> tuple[bool, str] | None:
             continue
         if not isinstance(data, dict):
             continue
-        fields: dict[str, Any] = {str(k).lower(): v for k, v in data.items()}  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType]
+        fields: dict[str, Any] = {str(k).lower(): v for k, v in data.items()}  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType]  # parsed JSON
         for key in _KEYS:
             value = fields.get(key)
             verdict = _word(value) if isinstance(value, str) else None

@@ -113,12 +113,12 @@ class _Guardrails:
         if isinstance(value, str):
             return await run_text_guards((guard,), value, "input")
         if isinstance(value, list):
-            items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+            items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
             checked: list[Any] = [await self._guard_value(guard, v) for v in items]
             unchanged = all(a is b for a, b in zip(checked, items, strict=True))
             return items if unchanged else checked
         if isinstance(value, dict):
-            mapping: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+            mapping: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
             out: dict[Any, Any] = {k: await self._guard_value(guard, v) for k, v in mapping.items()}
             return mapping if all(out[k] is v for k, v in mapping.items()) else out
         return value
