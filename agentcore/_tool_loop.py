@@ -115,7 +115,9 @@ class LoopState:
         own_options: bool = False,
     ) -> None:
         self.client = client
-        self.transcript: list[Message] = list(messages)
+        self.transcript: list[Message] = (
+            messages if own_options and isinstance(messages, list) else list(messages)
+        )
         self.produced: list[Message] = []
         self.responses: list[ChatResponse[Any]] = []
         self.extra_streamed = 0
@@ -137,8 +139,8 @@ class LoopState:
         self.terminated = False
         self.invocations: dict[str, int] | None = None
         self.function_tools: dict[str, FunctionTool[..., Any]] = {}
-        # The options are this loop's own copy from here on (``own_options`` says the
-        # caller handed over a fresh dict, so it is not copied twice).
+        # The options and messages are this loop's own from here on (``own_options``
+        # says the caller handed over fresh ones, so they are not copied twice).
         self.options = self._split_tools(
             options if own_options and isinstance(options, dict) else dict(options or {})
         )
