@@ -513,22 +513,18 @@ class Agent:
         pipelines: Pipelines,
         config: FunctionInvocationConfiguration,
     ) -> None:
-        session = context.session
-        if session is None:
+        session_id = None if context.session is None else context.session.session_id
+        turns = self._session_turns
+        if session_id is not None:
+            await turns.enter(session_id)  # runs of one session take turns
+        try:
             prepared = await self._prepare(context, pipelines, config)
             async for _ in drive(prepared.state):
                 pass  # pragma: no cover  # a non-streaming run yields nothing
             context.result = await self._commit(context, prepared)
-        else:
-            turns = self._session_turns
-            await turns.enter(session.session_id)
-            try:
-                prepared = await self._prepare(context, pipelines, config)
-                async for _ in drive(prepared.state):
-                    pass  # pragma: no cover  # a non-streaming run yields nothing
-                context.result = await self._commit(context, prepared)
-            finally:
-                turns.leave(session.session_id)
+        finally:
+            if session_id is not None:
+                turns.leave(session_id)
         if self.context_providers:
             await self._after(context)
 

@@ -162,7 +162,7 @@ class Agent:
     def run(
         self, messages: Any = None, *, session: AgentSession | None = None, stream: bool = False
     ) -> Awaitable[AgentResponse[Any]]:
-        raise NotImplementedError
+        raise NotImplementedError("only its shape is checked")
 
     def create_session(self) -> AgentSession:
         return AgentSession()
@@ -173,7 +173,7 @@ class AgentWithoutSessions:
     description: str | None = None
 
     def run(self, messages: Any = None) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError("only its shape is checked")
 
 
 def test_object_with_run_and_sessions_is_an_agent() -> None:

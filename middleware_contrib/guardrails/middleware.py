@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import attrs
 
@@ -210,7 +210,6 @@ class ChatGuardrails(_Guardrails):
                 )
             except GuardrailViolation as violation:
                 await self._block(context.run, violation)
-                raise  # pragma: no cover  # _block always raises
             if any(a is not b for a, b in zip(original, checked, strict=True)):
                 # Redactions stay for the rest of the run, or a later call would send
                 # the original text again.
@@ -247,11 +246,10 @@ class ChatGuardrails(_Guardrails):
                 messages = await self.guard_output(result.messages)
             except GuardrailViolation as violation:
                 await self._block(context.run, violation)
-                raise  # pragma: no cover  # _block always raises
             if messages != result.messages:
                 context.result = attrs.evolve(result, messages=messages)
 
-    async def _block(self, run: RunContext, violation: GuardrailViolation) -> None:
+    async def _block(self, run: RunContext, violation: GuardrailViolation) -> NoReturn:
         await self.report(run, violation)
         if self.on_violation == "raise":
             raise violation
@@ -284,7 +282,6 @@ class AgentGuardrails(_Guardrails):
                 )
             except GuardrailViolation as violation:
                 await self._block(context, violation)
-                raise  # pragma: no cover  # _block always raises
         await call_next()
         if not self.output:
             return
@@ -319,11 +316,10 @@ class AgentGuardrails(_Guardrails):
                 messages = await self.guard_output(result.messages)
             except GuardrailViolation as violation:
                 await self._block(context, violation)
-                raise  # pragma: no cover  # _block always raises
             if messages != result.messages:
                 context.result = attrs.evolve(result, messages=messages, value=None)
 
-    async def _block(self, context: AgentContext, violation: GuardrailViolation) -> None:
+    async def _block(self, context: AgentContext, violation: GuardrailViolation) -> NoReturn:
         await self.report(context.run, violation)
         if self.on_violation == "raise":
             raise violation

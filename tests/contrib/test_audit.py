@@ -226,7 +226,7 @@ async def test_redaction_runs_before_hashing(log_path: Path) -> None:
 
 
 async def test_a_redactor_that_returns_no_dict_fails_the_run(log_path: Path) -> None:
-    audit = AuditLogger(log_path, redact=lambda record: None)  # type: ignore[arg-type,return-value]
+    audit = AuditLogger(log_path, redact=lambda record: None)  # type: ignore[arg-type,return-value]  # the wrong type is the point of the test
     agent = Agent(ScriptedChatClient([answer("x")]), middleware=audit.middleware)
     with pytest.raises(AuditWriteError, match="redact must return the record dict"):
         await agent.run("hi")
@@ -397,7 +397,7 @@ def test_a_directory_is_refused_as_the_log_path(tmp_path: Path) -> None:
 
 def test_a_non_callable_redactor_is_refused(log_path: Path) -> None:
     with pytest.raises(TypeError, match="redact must be a callable"):
-        AuditLogger(log_path, redact="yes")  # type: ignore[arg-type]
+        AuditLogger(log_path, redact="yes")  # type: ignore[arg-type]  # the wrong type is the point of the test
 
 
 async def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:

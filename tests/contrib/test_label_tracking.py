@@ -152,7 +152,7 @@ async def test_a_source_integrity_attribute_on_the_tool_is_read() -> None:
         """The time."""
         return "noon"
 
-    clock.source_integrity = "trusted"  # type: ignore[attr-defined]
+    clock.source_integrity = "trusted"  # type: ignore[attr-defined]  # the wrong type is the point of the test
     tracking = LabelTracking()
     agent = Agent(ScriptedChatClient([call("clock"), "ok"]), tools=[clock], middleware=[tracking])
     response = await agent.run("time?")

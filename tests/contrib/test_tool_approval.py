@@ -214,12 +214,12 @@ def test_requires_approval_asks_when_arguments_do_not_parse() -> None:
 
 def test_an_unknown_decision_is_refused() -> None:
     with pytest.raises(ValueError, match="decision must be one of"):
-        ApprovalRule("x", "maybe")  # type: ignore[arg-type]
+        ApprovalRule("x", "maybe")  # type: ignore[arg-type]  # the wrong type is the point of the test
 
 
 def test_rules_must_be_a_list_of_rules() -> None:
     with pytest.raises(TypeError, match="rules must be a list of ApprovalRule"):
-        ToolApproval(ApprovalRule("x", "allow"))  # type: ignore[arg-type]
+        ToolApproval(ApprovalRule("x", "allow"))  # type: ignore[arg-type]  # the wrong type is the point of the test
 
 
 async def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:

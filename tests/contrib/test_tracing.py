@@ -312,7 +312,7 @@ def test_importing_without_opentelemetry_names_the_extra(monkeypatch: pytest.Mon
 
 def test_a_non_callable_clock_is_refused() -> None:
     with pytest.raises(TypeError, match="clock must be a callable"):
-        Tracing(clock=1.0)  # type: ignore[arg-type]
+        Tracing(clock=1.0)  # type: ignore[arg-type]  # the wrong type is the point of the test
 
 
 async def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -45,9 +45,9 @@ _web: SupportsWebSearchTool = client
 _code: SupportsCodeInterpreterTool = client
 _mcp: SupportsMCPTool = client
 
-_no_images: SupportsImageGenerationTool = client  # type: ignore[assignment]
-_no_files: SupportsFileSearchTool = client  # type: ignore[assignment]
-_no_shell: SupportsShellTool = client  # type: ignore[assignment]
+_no_images: SupportsImageGenerationTool = client  # type: ignore[assignment]  # must be rejected: the checker proves it
+_no_files: SupportsFileSearchTool = client  # type: ignore[assignment]  # must be rejected: the checker proves it
+_no_shell: SupportsShellTool = client  # type: ignore[assignment]  # must be rejected: the checker proves it
 
 
 def test_factories_and_streams_have_precise_static_types() -> None:

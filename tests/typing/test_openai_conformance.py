@@ -52,13 +52,13 @@ embedder = OpenAIEmbeddingClient("text-embedding-typing", api_key="sk-test", bas
 
 _chat: SupportsGetResponse = chat
 _chat_typed: SupportsGetResponse[OpenAIChatOptions[Any]] = chat
-_chat_no_web: SupportsWebSearchTool = chat  # type: ignore[assignment]
-_chat_no_code: SupportsCodeInterpreterTool = chat  # type: ignore[assignment]
-_chat_no_files: SupportsFileSearchTool = chat  # type: ignore[assignment]
-_chat_no_images: SupportsImageGenerationTool = chat  # type: ignore[assignment]
-_chat_no_mcp: SupportsMCPTool = chat  # type: ignore[assignment]
-_chat_no_shell: SupportsShellTool = chat  # type: ignore[assignment]
-_chat_no_count: SupportsCountTokens = chat  # type: ignore[assignment]
+_chat_no_web: SupportsWebSearchTool = chat  # type: ignore[assignment]  # must be rejected: the checker proves it
+_chat_no_code: SupportsCodeInterpreterTool = chat  # type: ignore[assignment]  # must be rejected: the checker proves it
+_chat_no_files: SupportsFileSearchTool = chat  # type: ignore[assignment]  # must be rejected: the checker proves it
+_chat_no_images: SupportsImageGenerationTool = chat  # type: ignore[assignment]  # must be rejected: the checker proves it
+_chat_no_mcp: SupportsMCPTool = chat  # type: ignore[assignment]  # must be rejected: the checker proves it
+_chat_no_shell: SupportsShellTool = chat  # type: ignore[assignment]  # must be rejected: the checker proves it
+_chat_no_count: SupportsCountTokens = chat  # type: ignore[assignment]  # must be rejected: the checker proves it
 
 _responses: SupportsGetResponse = responses
 _responses_typed: SupportsGetResponse[OpenAIResponsesOptions[Any]] = responses

@@ -95,8 +95,8 @@ class NoStreamClient:
 _scripted: SupportsGetResponse = ScriptedChatClient([])
 _function: SupportsGetResponse = FunctionChatClient(lambda messages, options: "ok")
 _duck: SupportsGetResponse = DuckClient()
-_async_def: SupportsGetResponse = AsyncDefClient()  # type: ignore[assignment]
-_no_stream: SupportsGetResponse = NoStreamClient()  # type: ignore[assignment]
+_async_def: SupportsGetResponse = AsyncDefClient()  # type: ignore[assignment]  # must be rejected: the checker proves it
+_no_stream: SupportsGetResponse = NoStreamClient()  # type: ignore[assignment]  # must be rejected: the checker proves it
 
 
 def check_inferred_types(client: SupportsGetResponse, messages: Sequence[Message]) -> None:
@@ -166,7 +166,7 @@ _token_ids: SupportsGetEmbeddings[int, list[float], EmbeddingGenerationOptions] 
     IntInputEmbeddingClient()
 )
 _wrong_input: SupportsGetEmbeddings[str, list[float], EmbeddingGenerationOptions] = (
-    IntInputEmbeddingClient()  # type: ignore[assignment]
+    IntInputEmbeddingClient()  # type: ignore[assignment]  # must be rejected: the checker proves it
 )
 
 
@@ -197,8 +197,8 @@ class WrongToolClient(DuckClient):
 
 _searching: SupportsWebSearchTool = SearchingClient()
 _searching_chat: SupportsGetResponse = SearchingClient()
-_not_searching: SupportsWebSearchTool = DuckClient()  # type: ignore[assignment]
-_wrong_tool: SupportsWebSearchTool = WrongToolClient()  # type: ignore[assignment]
+_not_searching: SupportsWebSearchTool = DuckClient()  # type: ignore[assignment]  # must be rejected: the checker proves it
+_wrong_tool: SupportsWebSearchTool = WrongToolClient()  # type: ignore[assignment]  # must be rejected: the checker proves it
 
 
 # -- runtime checks ------------------------------------------------------------------------------

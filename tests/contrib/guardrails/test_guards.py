@@ -42,7 +42,7 @@ async def test_predicate_reason_becomes_the_block_reason() -> None:
 
 
 async def test_a_predicate_returning_nonsense_fails_closed() -> None:
-    guard = ContentFilter(predicate=lambda text: 42)  # type: ignore[arg-type,return-value]
+    guard = ContentFilter(predicate=lambda text: 42)  # type: ignore[arg-type,return-value]  # the wrong type is the point of the test
     with pytest.raises(GuardrailError, match="content_filter"):
         await run_check(guard, "x")
 
@@ -145,4 +145,4 @@ async def test_an_unreadable_judge_answer_fails_closed() -> None:
 
 def test_a_judge_needs_a_chat_client() -> None:
     with pytest.raises(TypeError, match="needs a chat client"):
-        LLMJudge(object())  # type: ignore[arg-type]
+        LLMJudge(object())  # type: ignore[arg-type]  # the wrong type is the point of the test

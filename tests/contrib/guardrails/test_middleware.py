@@ -271,12 +271,12 @@ def test_guardrails_need_a_guard() -> None:
 
 def test_an_output_guard_must_check_text() -> None:
     with pytest.raises(TypeError, match="output guards need"):
-        ChatGuardrails(output=[MaxInputTokens(5)])  # type: ignore[list-item]
+        ChatGuardrails(output=[MaxInputTokens(5)])  # type: ignore[list-item]  # the wrong type is the point of the test
 
 
 def test_something_that_is_not_a_guard_is_refused() -> None:
     with pytest.raises(TypeError, match="is not a guard"):
-        AgentGuardrails(input=[object()])  # type: ignore[list-item]
+        AgentGuardrails(input=[object()])  # type: ignore[list-item]  # the wrong type is the point of the test
 
 
 def test_a_negative_holdback_is_refused() -> None:

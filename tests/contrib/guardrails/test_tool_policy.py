@@ -142,4 +142,4 @@ def test_a_single_string_is_refused_as_a_list() -> None:
 
 def test_a_non_callable_check_is_refused() -> None:
     with pytest.raises(TypeError, match="must be a callable or a list of callables"):
-        ToolPolicy(checks={"read_file": "yes"})  # type: ignore[dict-item]
+        ToolPolicy(checks={"read_file": "yes"})  # type: ignore[dict-item]  # the wrong type is the point of the test

@@ -66,10 +66,10 @@ class _Harness:
             self.server.add("POST", self.path, Reply(sse=self.events(scenario.response, piece=7)))
 
     def whole(self, response: ChatResponse[Any]) -> dict[str, Any]:
-        raise NotImplementedError
+        raise NotImplementedError("each API's harness encodes a whole response its own way")
 
     def events(self, response: ChatResponse[Any], *, piece: int) -> fx.Events:
-        raise NotImplementedError
+        raise NotImplementedError("each API's harness encodes its own event stream")
 
     async def close(self) -> None:
         await self.client_.aclose()
