@@ -18,15 +18,24 @@ class SessionTurns:
     __slots__ = ("_lines",)
 
     def __init__(self) -> None:
-        # session id -> runs waiting for it (the running one is not in the line)
-        self._lines: dict[str, list[anyio.Event]] = {}
+        # session id -> runs waiting for it (the running one is not in the line);
+        # None while one run is running and nobody waits (no list per run).
+        self._lines: dict[str, list[anyio.Event] | None] = {}
+
+    def try_enter(self, session_id: str) -> bool:
+        """Take the turn if the session is free (no await); else ``enter`` must wait."""
+        if session_id in self._lines:
+            return False
+        self._lines[session_id] = None
+        return True
 
     async def enter(self, session_id: str) -> None:
         """Wait until no other run of this session is running, then take the turn."""
-        line = self._lines.get(session_id)
-        if line is None:
-            self._lines[session_id] = []
+        if self.try_enter(session_id):
             return
+        line = self._lines[session_id]
+        if line is None:
+            line = self._lines[session_id] = []
         turn = anyio.Event()
         line.append(turn)
         try:
@@ -36,6 +45,8 @@ class SessionTurns:
                 self.leave(session_id)  # the turn was handed over: pass it on
             else:
                 line.remove(turn)
+                if not line:
+                    self._lines[session_id] = None
             raise
 
     def leave(self, session_id: str) -> None:
@@ -43,6 +54,8 @@ class SessionTurns:
         line = self._lines[session_id]
         if line:
             line.pop(0).set()
+            if not line:
+                self._lines[session_id] = None
         else:
             del self._lines[session_id]
 

@@ -124,6 +124,17 @@ def _on_agent_termination(context: AgentContext, termination: MiddlewareTerminat
         context.result = _to_agent_response(termination.result, context.agent.name)
 
 
+def _final_result(context: AgentContext) -> AgentResponse[Any]:
+    """The response a non-streaming run returns, with every event the run emitted."""
+    result = context.result
+    if not isinstance(result, AgentResponse):
+        raise TypeError(
+            f"an agent middleware left a non-AgentResponse result in a non-streaming run: "
+            f"{result!r}"
+        )
+    return _with_run_events(result, context.run)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
+
+
 def _with_run_events(response: AgentResponse[Any], run: RunContext) -> AgentResponse[Any]:
     """``response`` with the events the run emitted that it does not hold yet.
 
@@ -311,7 +322,10 @@ class Agent:
         config = tool_loop or self.tool_loop
         if stream:
             return ResponseStream.from_awaitable(self._run_streaming(context, pipelines, config))
-        return self._run(context, pipelines, config)
+        if pipelines.agent or self._observers:
+            return self._run(context, pipelines, config)
+        # Nothing to wrap the run in: the core is the whole run (one coroutine less).
+        return self._core(context, pipelines, config)
 
     # -- run setup ----------------------------------------------------------------
 
@@ -365,15 +379,9 @@ class Agent:
                     await self._core(ctx, pipelines, config)
 
                 await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
+                result = _final_result(context)
             else:
-                await self._core(context, pipelines, config)  # no layer to wrap it in
-            result = context.result
-            if not isinstance(result, AgentResponse):
-                raise TypeError(
-                    "an agent middleware left a non-AgentResponse result in a non-streaming "
-                    f"run: {result!r}"
-                )
-            result = _with_run_events(result, context.run)
+                result = await self._core(context, pipelines, config)  # no layer to wrap
         except BaseException as exc:
             if observers:
                 from agentcore.observers import RunEnded
@@ -512,21 +520,24 @@ class Agent:
         context: AgentContext,
         pipelines: Pipelines,
         config: FunctionInvocationConfiguration,
-    ) -> None:
+    ) -> AgentResponse[Any]:
+        """The run itself: history, providers, the tool loop, the commit."""
         session_id = None if context.session is None else context.session.session_id
         turns = self._session_turns
-        if session_id is not None:
+        if session_id is not None and not turns.try_enter(session_id):
             await turns.enter(session_id)  # runs of one session take turns
         try:
             prepared = await self._prepare(context, pipelines, config)
             async for _ in drive(prepared.state):
                 pass  # pragma: no cover  # a non-streaming run yields nothing
-            context.result = await self._commit(context, prepared)
+            response = context.result = await self._commit(context, prepared)
         finally:
             if session_id is not None:
                 turns.leave(session_id)
         if self.context_providers:
             await self._after(context)
+            return _final_result(context)  # after_run may emit events or replace it
+        return response
 
     # -- streaming ------------------------------------------------------------------
 
@@ -623,7 +634,7 @@ class Agent:
         session_id = None if context.session is None else context.session.session_id
         turns = self._session_turns
         try:
-            if session_id is not None:
+            if session_id is not None and not turns.try_enter(session_id):
                 await turns.enter(session_id)
             try:
                 prepared = await self._prepare(context, pipelines, config)
