@@ -18,6 +18,7 @@ import inspect
 import typing
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from functools import partial
 from typing import Any, Literal, TypeAlias, TypeVar
 
 from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
@@ -281,14 +282,12 @@ async def run_pipeline(
     if not handlers:
         await final(context)
         return
-    count = len(handlers)
-
-    def step(index: int) -> Awaitable[None]:
-        if index == count:
-            return final(context)
-        return handlers[index](context, lambda: step(index + 1))
-
+    # Each layer's call_next is a partial of the next layer: calling it enters that
+    # layer directly, with no Python frame in between.
+    call_next: CallNext = partial(final, context)
+    for handler in reversed(handlers):
+        call_next = partial(handler, context, call_next)
     try:
-        await step(0)
+        await call_next()
     except MiddlewareTermination as termination:
         on_termination(context, termination)
