@@ -51,6 +51,14 @@ def _check_role(_instance: object, _attribute: object, value: str) -> None:
         raise ValueError(f"Message role must be one of {sorted(_ROLES)}, got {value!r}")
 
 
+def contents_text(contents: Sequence[Content]) -> str:
+    """The text contents among ``contents``, joined (``""`` when there are none)."""
+    if len(contents) == 1:  # the common case, above all for streamed chunks
+        only = contents[0]
+        return only.text if isinstance(only, TextContent) else ""
+    return "".join([c.text for c in contents if isinstance(c, TextContent)])
+
+
 @attrs.frozen
 class Message:
     """One message of a conversation: a role and an ordered tuple of contents.
@@ -68,5 +76,4 @@ class Message:
     @property
     def text(self) -> str:
         """The text contents joined together (``""`` when there are none)."""
-        parts = [c.text for c in self.contents if isinstance(c, TextContent)]
-        return parts[0] if len(parts) == 1 else "".join(parts)
+        return contents_text(self.contents)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, Literal, TypeAlias, cast
 
 import attrs
@@ -17,7 +17,7 @@ from agentcore._contents import (
     UsageContent,
     UserInputRequestContent,
 )
-from agentcore._messages import Message, Role
+from agentcore._messages import Message, Role, contents_text
 from agentcore._usage import Usage
 
 __all__ = [
@@ -107,6 +107,10 @@ class ChatResponse(Generic[ValueT]):
         )
 
 
+# Updates are made per streamed chunk, so they are the one kind of value kept in an
+# instance dict instead of slots: attrs builds such frozen instances faster, and an
+# agent run turns a chat update into an agent update by copying that dict
+# (see ``agent_update``).
 @attrs.frozen
 class ChatResponseUpdate:
     """One streamed piece of a chat response.
@@ -129,7 +133,7 @@ class ChatResponseUpdate:
     @property
     def text(self) -> str:
         """The text contents of this update."""
-        return "".join(c.text for c in self.contents if isinstance(c, TextContent))
+        return contents_text(self.contents)
 
 
 @attrs.frozen
@@ -197,7 +201,7 @@ class AgentResponse(Generic[ValueT]):
         )
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class AgentResponseUpdate:
     """One streamed piece of an agent run: model output, tool calls and results,
     or a custom ``event``."""
@@ -216,10 +220,76 @@ class AgentResponseUpdate:
     @property
     def text(self) -> str:
         """The text contents of this update."""
-        return "".join(c.text for c in self.contents if isinstance(c, TextContent))
+        return contents_text(self.contents)
 
 
 AnyUpdate: TypeAlias = ChatResponseUpdate | AgentResponseUpdate
+
+# What a chat update has that an agent update does not, and the other way round.
+_CHAT_ONLY = ("conversation_id", "model")
+_AGENT_ONLY = ("agent_name", "event")
+assert {f.name for f in attrs.fields(ChatResponseUpdate)}.difference(_CHAT_ONLY) == {
+    f.name for f in attrs.fields(AgentResponseUpdate)
+}.difference(_AGENT_ONLY), "agent_update copies every field the two update types share"
+
+_new_object = object.__new__
+_set_dict = object.__setattr__
+
+
+def agent_update(agent_name: str | None, update: Any) -> AgentResponseUpdate:
+    """``update`` (a chat update, as a run streams it) as an update of ``agent_name``.
+
+    Agent updates pass through unchanged.
+    """
+    return agent_updates(agent_name)(update)
+
+
+def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate]:
+    """The per-chunk conversion of one agent's stream: chat updates to agent updates.
+
+    It runs for every streamed chunk, so a :class:`ChatResponseUpdate` is converted
+    by filling a copy of a ready-made field dict rather than through ``__init__``.
+    """
+    template = dict.fromkeys(f.name for f in attrs.fields(AgentResponseUpdate))
+    template["contents"] = ()
+    template["agent_name"] = agent_name
+
+    def convert(update: Any) -> AgentResponseUpdate:
+        if type(update) is ChatResponseUpdate:
+            fields = template.copy()
+            fields["contents"] = update.contents
+            fields["role"] = update.role
+            # Most chunks set nothing else: test before writing.
+            if update.author_name is not None:
+                fields["author_name"] = update.author_name
+            if update.response_id is not None:
+                fields["response_id"] = update.response_id
+            if update.message_id is not None:
+                fields["message_id"] = update.message_id
+            if update.finish_reason is not None:
+                fields["finish_reason"] = update.finish_reason
+            if update.created_at is not None:
+                fields["created_at"] = update.created_at
+            if update.additional_properties is not None:
+                fields["additional_properties"] = update.additional_properties
+            converted: AgentResponseUpdate = _new_object(AgentResponseUpdate)
+            _set_dict(converted, "__dict__", fields)
+            return converted
+        if isinstance(update, AgentResponseUpdate):
+            return update
+        return AgentResponseUpdate(  # a subclass of ChatResponseUpdate, or a look-alike
+            contents=update.contents,
+            role=update.role,
+            author_name=update.author_name,
+            agent_name=agent_name,
+            response_id=update.response_id,
+            message_id=update.message_id,
+            finish_reason=update.finish_reason,
+            created_at=update.created_at,
+            additional_properties=update.additional_properties,
+        )
+
+    return convert
 
 
 class _CallSlot:

@@ -18,7 +18,7 @@ from collections.abc import (
     Generator,
     Sequence,
 )
-from types import TracebackType
+from types import GeneratorType, TracebackType
 from typing import Any, Generic, TypeVar, cast, overload
 
 import anyio
@@ -32,28 +32,82 @@ NewFinalT = TypeVar("NewFinalT")
 
 Finalizer = Callable[[Sequence[Any]], Any]
 ResultHook = Callable[[Any], Any]
-_Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None]]
-"""Per stage: its transform and the list collecting what reaches it (if needed)."""
+_Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None, int]]
+"""The steps an update takes: per stage, its transform, the list collecting what
+reaches it (if needed), and the level of the stream the stage belongs to (0: the
+stream being read; n: its n-th delegated stream, see :class:`Delegate`)."""
 
 
 class StreamConsumedError(RuntimeError):
     """A stream was iterated twice at once, or after another stream took it over."""
 
 
+class Delegate:
+    """Yielded by a stream's source generator: "deliver this stream's updates here".
+
+    The stream reading the source delivers ``target``'s updates in its place, as if
+    the generator had written ``async for u in target: yield u``, without the extra
+    generator step per update. When ``target`` ends the generator resumes; when it
+    fails, its exception is raised in the generator at the ``yield``. ``target``
+    is a :class:`ResponseStream` (its transforms and collectors apply, so its own
+    final value is ready afterwards) or any async iterator.
+
+    Internal: only agentcore's own sources yield it.
+    """
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: ResponseStream[Any, Any] | AsyncIterator[Any]) -> None:
+        self.target = target
+
+
+class _Ended:
+    """An iterator that has ended (stands in for a finished source)."""
+
+    __slots__ = ()
+
+    def __aiter__(self) -> _Ended:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise StopAsyncIteration
+
+
+_ENDED = _Ended()
+
+
+class _Frame:
+    """A delegated source being read: its iterator and the steps its updates take."""
+
+    __slots__ = ("core", "delegates", "iterator", "steps")
+
+    def __init__(self, core: _Core | None, iterator: AsyncIterator[Any], steps: _Plan) -> None:
+        self.core = core  # the delegated stream's, to mark it read (None: a bare iterator)
+        self.iterator = iterator
+        self.steps = steps
+        # Whether the source may delegate in turn (a plain stream's source never does).
+        self.delegates = core is None or core.general
+
+
 class _Stage:
     """One layer of a stream: a transform, a finalizer and result hooks."""
 
-    __slots__ = ("collected", "final", "finalized", "finalizer", "hooks", "transform")
+    __slots__ = ("collected", "direct", "final", "finalized", "finalizer", "hooks", "transform")
 
     def __init__(
         self,
         transform: Callable[[Any], Any] | None,
         finalizer: Finalizer | None,
         hooks: list[ResultHook],
+        direct: Callable[[], Any] | None = None,
     ) -> None:
         self.transform = transform
         self.finalizer = finalizer  # None: the final value comes from a deferred stream
         self.hooks = hooks
+        # The final value without folding: what the source already knows its
+        # updates amount to. Only valid for this stage's own updates, so a ``map``
+        # without a finalizer (which moves the finalizer up) does not carry it.
+        self.direct = direct
         self.collected: list[Any] | None = None
         self.final: Any = None
         self.finalized = False
@@ -63,9 +117,12 @@ class _Core:
     """What the stages of one stream share: the source and the consumption state."""
 
     __slots__ = (
+        "backlog",
         "consuming",
         "deferred",
         "exhausted",
+        "frames",
+        "general",
         "iterator",
         "plan",
         "pulling",
@@ -89,10 +146,22 @@ class _Core:
         # stream it resolved to.
         self.setup: Awaitable[ResponseStream[Any, Any]] | None = None
         self.deferred: ResponseStream[Any, Any] | None = None
+        # Whether the source may delegate or be injected into (agentcore's own
+        # sources: ``_of``); other streams take the plain path.
+        self.general = False
+        # Delegated sources being read, innermost last (see Delegate); None until one.
+        self.frames: list[_Frame] | None = None
+        # Updates to deliver before the next one read: injected ones, and what was
+        # read meanwhile (with the steps each still takes). None until an injection.
+        self.backlog: list[tuple[Any, _Plan]] | None = None
 
 
 async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
+    # What inspect.isawaitable accepts, without its ABC checks for the common
+    # case of a plain value.
+    if hasattr(type(value), "__await__") or (
+        type(value) is GeneratorType and inspect.isawaitable(value)
+    ):
         return await value
     return value
 
@@ -111,6 +180,14 @@ async def _close(iterator: object) -> None:
     if aclose is not None:
         with anyio.CancelScope(shield=True):
             await aclose()
+
+
+def _leave(frame: _Frame) -> None:
+    """A delegated source is done: its stream has been read (or failed) for good."""
+    core = frame.core
+    if core is not None:
+        core.exhausted = True
+        core.pulling = False
 
 
 class ResponseStream(Generic[UpdateT, FinalT]):
@@ -169,6 +246,23 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         core = _Core(None, _Stage(None, None, []))
         core.setup = awaitable
         stream._core = core
+        stream._depth = 0
+        return stream
+
+    @staticmethod
+    def _of(
+        source: AsyncIterable[Any],
+        *,
+        finalizer: Finalizer,
+        direct: Callable[[], Any] | None = None,
+        transform: Callable[[Any], Any] | None = None,
+    ) -> ResponseStream[Any, Any]:
+        """A stream whose first stage transforms the source's updates, and whose
+        final value is ``direct()`` unless transforms are stacked on it (then
+        ``finalizer`` folds what the consumer saw)."""
+        stream: ResponseStream[Any, Any] = object.__new__(ResponseStream)
+        core = stream._core = _Core(source, _Stage(transform, finalizer, [], direct))
+        core.general = True
         stream._depth = 0
         return stream
 
@@ -288,38 +382,178 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 else:
                     assert core.source is not None
                     iterator = core.iterator = aiter(core.source)
+            if not core.general:
+                # A plain source: it never delegates and nothing is injected into it.
+                while True:
+                    try:
+                        update = await iterator.__anext__()
+                    except StopAsyncIteration:
+                        core.exhausted = True
+                        raise
+                    for transform, collected, _ in plan:
+                        if transform is not None:
+                            update = transform(update)
+                            if update is None:
+                                break
+                        if collected is not None:
+                            collected.append(update)
+                    else:
+                        return update  # type: ignore[no-any-return]  # the last stage's type
+            thrown: BaseException | None = None
             while True:
-                try:
-                    update = await iterator.__anext__()
-                except StopAsyncIteration:
-                    core.exhausted = True
-                    raise
-                for transform, collected in plan:
-                    if transform is not None:
-                        update = transform(update)
-                        if update is None:
-                            break
-                    if collected is not None:
-                        collected.append(update)
+                backlog = core.backlog
+                if backlog and thrown is None:  # a failure to pass on goes first
+                    update, steps = backlog.pop(0)
                 else:
-                    return update  # type: ignore[no-any-return]  # the last stage's type
+                    frames = core.frames
+                    if frames:
+                        frame = frames[-1]
+                        source, steps, delegates = frame.iterator, frame.steps, frame.delegates
+                    else:
+                        source, steps, delegates = iterator, plan, True
+                    try:
+                        if thrown is None:
+                            update = await source.__anext__()
+                        else:
+                            # A delegated stream failed: the generator that
+                            # delegated to it sees the failure where it yielded.
+                            failure, thrown = thrown, None
+                            update = await cast("Any", source).athrow(failure)
+                    except StopAsyncIteration:
+                        if not frames:
+                            if core.backlog:
+                                iterator = core.iterator = _ENDED  # deliver the rest first
+                                continue
+                            core.exhausted = True
+                            raise
+                        _leave(frames.pop())
+                        continue
+                    except BaseException as exc:
+                        if not frames:
+                            raise
+                        frame = frames.pop()
+                        _leave(frame)
+                        await _close(frame.iterator)
+                        thrown = exc
+                        continue
+                    if delegates and type(update) is Delegate:
+                        try:
+                            await self._enter(update.target, steps)
+                        except BaseException as exc:
+                            thrown = exc  # raised in the generator, as iterating would
+                        continue
+                    if core.backlog:
+                        core.backlog.append((update, steps))  # injected ones go first
+                        continue
+                level = 0
+                try:
+                    for transform, collected, level in steps:  # noqa: B007  # read on failure
+                        if transform is not None:
+                            update = transform(update)
+                            if update is None:
+                                break
+                        if collected is not None:
+                            collected.append(update)
+                    else:
+                        return update  # type: ignore[no-any-return]  # the last stage's type
+                except BaseException as exc:
+                    frames = core.frames
+                    if not level or not frames:
+                        raise  # a transform of this stream itself: it fails
+                    # A transform of a delegated stream: that stream (and what it
+                    # delegated to) fails, and the generator that delegated to it
+                    # sees the failure at its ``yield``.
+                    while len(frames) >= level:
+                        frame = frames.pop()
+                        _leave(frame)
+                        await _close(frame.iterator)
+                    thrown = exc
         except StopAsyncIteration:
             raise
         except BaseException:
             # A failing source or transform, or cancellation: nothing more will be read.
             core.exhausted = True
-            await _close(core.iterator)
+            await self._close_all()
             raise
         finally:
             core.pulling = False
+
+    async def _enter(self, target: Any, below: _Plan) -> None:
+        """Start reading a delegated ``target``; its updates then take ``below``'s steps."""
+        core = self._core
+        frames = core.frames
+        if frames is None:
+            frames = core.frames = []
+        if isinstance(target, ResponseStream):
+            inner: ResponseStream[Any, Any] = target  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
+            iterator, inner_plan, inner_core = await inner._adopt()
+            level = len(frames) + 1
+            steps = [(t, c, level) for t, c, _ in inner_plan]
+            frame = _Frame(inner_core, iterator, [*steps, *below])
+        else:
+            frame = _Frame(None, aiter(target), below)
+        frames.append(frame)
+
+    async def _adopt(self) -> tuple[AsyncIterator[Any], _Plan, _Core]:
+        """Hand this stream's source and steps to the stream delegating to it."""
+        core = self._core
+        if len(core.stages) != self._depth + 1:
+            raise StreamConsumedError("this stream was mapped; delegate to the mapped stream")
+        if core.pulling:
+            raise StreamConsumedError(
+                "another task is reading this stream right now; streams have one consumer"
+            )
+        core.consuming = True
+        if core.exhausted:
+            return _ENDED, [], core
+        if core.iterator is None:
+            setup = core.setup
+            if setup is not None:
+                core.setup = None
+                try:
+                    inner = await setup
+                except BaseException:
+                    core.exhausted = True
+                    raise
+                core.deferred = inner
+                if len(core.stages) == 1 and not core.stages[0].hooks:
+                    self._core, self._depth = inner._core, inner._depth
+                    return await self._adopt()
+                core.iterator = inner.__aiter__()
+            else:
+                assert core.source is not None
+                core.iterator = aiter(core.source)
+        plan = core.plan
+        if plan is None:
+            plan = core.plan = self._plan()
+        core.pulling = True
+        return core.iterator, plan, core
+
+    def _inject(self, update: Any) -> None:
+        """Deliver ``update`` (through this stream's own steps) before the next one read."""
+        core = self._core
+        if core.backlog is None:
+            core.backlog = []
+        core.backlog.append((update, core.plan if core.plan is not None else self._plan()))
+
+    async def _close_all(self) -> None:
+        core = self._core
+        frames = core.frames
+        while frames:
+            frame = frames.pop()
+            _leave(frame)
+            await _close(frame.iterator)
+        iterator = core.iterator
+        await _close(iterator if iterator is not None else core.source)
 
     def _plan(self) -> _Plan:
         plan: _Plan = []
         last = len(self._core.stages) - 1
         for i, stage in enumerate(self._core.stages):
-            if stage.collected is None and (i == last or stage.hooks):
+            if stage.collected is None and stage.direct is None and (i == last or stage.hooks):
                 stage.collected = []
-            plan.append((stage.transform, stage.collected))
+            if stage.transform is not None or stage.collected is not None:
+                plan.append((stage.transform, stage.collected, 0))
         return plan
 
     async def get_final_response(self) -> FinalT:
@@ -350,7 +584,9 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
 
     async def _finalize(self, stage: _Stage) -> None:
-        if stage.finalizer is None:
+        if stage.direct is not None:
+            value = await _maybe_await(stage.direct())
+        elif stage.finalizer is None:
             value = await self._deferred_final(stage)
         else:
             value = await _maybe_await(stage.finalizer(stage.collected or []))
@@ -398,7 +634,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         core = self._core
         if not core.exhausted:
             core.exhausted = True
-            await _close(core.iterator if core.iterator is not None else core.source)
+            await self._close_all()
             setup, core.setup = core.setup, None
             if inspect.iscoroutine(setup):
                 # ``from_awaitable`` setup that never started: close it so it is not

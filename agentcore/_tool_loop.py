@@ -37,7 +37,7 @@ from agentcore._observing import ObserverSet
 from agentcore._responses import ChatResponse, ChatResponseUpdate, FinishReason
 from agentcore._run import RunContext
 from agentcore._sessions import PausedRun, PendingRequest
-from agentcore._stream import ResponseStream
+from agentcore._stream import Delegate, ResponseStream
 from agentcore._tool_calls import Outcome, answer_text, error_outcome, run_batch
 from agentcore._usage import Usage
 from agentcore.middleware import Pipelines
@@ -298,12 +298,23 @@ async def run_to_end(state: LoopState) -> ChatResponse[None]:
 
 
 def open_stream(state: LoopState) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
-    """Run the loop as a stream of updates; the final value is their fold."""
-    return ResponseStream(drive(state), finalizer=ChatResponse.from_updates)
+    """Run the loop as a stream of updates; the final value is their fold.
+
+    Read as the loop produced them, the updates fold into the loop's own response,
+    so that is the final value (no second fold); transforms stacked on the stream
+    get the fold of what they produced.
+    """
+    return ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the stream's sibling module
+        drive(state), finalizer=ChatResponse.from_updates, direct=state.response
+    )
 
 
-async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
-    """The loop itself; yields updates only in a streaming run."""
+async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegate, None]:
+    """The loop itself; yields updates only in a streaming run.
+
+    A model call's stream is delegated (``Delegate``): the stream reading the loop
+    delivers the model's updates itself, with no loop step per update.
+    """
     config = state.config
     options = state.options
     tool_choice = options.get("tool_choice")
@@ -364,8 +375,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate, None]:
         if state.stream:
             stream = await open_model_stream(state, call_options)
             async with stream:
-                async for update in stream:
-                    yield update
+                yield Delegate(stream)
                 response = await stream.get_final_response()
         elif plain_calls:
             # No chat middleware, no observers: await the client directly.

@@ -31,8 +31,8 @@ from agentcore._responses import (
     AgentResponse,
     AgentResponseUpdate,
     ChatResponse,
-    ChatResponseUpdate,
     CustomEvent,
+    agent_updates,
 )
 from agentcore._run import RunContext
 from agentcore._session_turns import SessionTurns
@@ -43,7 +43,7 @@ from agentcore._sessions import (
     save_pause,
     saved_locals,
 )
-from agentcore._stream import ResponseStream
+from agentcore._stream import Delegate, ResponseStream
 from agentcore._tool_loop import (
     LoopState,
     drive,
@@ -557,11 +557,7 @@ class Agent:
             )
 
         async def core(ctx: AgentContext) -> None:
-            record = _StreamRecord()
-            ctx.result = ResponseStream(
-                self._stream_updates(ctx, pipelines, config, record),
-                finalizer=self._stream_finalizer(ctx, record),
-            )
+            ctx.result = self._open_stream(ctx, pipelines, config)
 
         try:
             await run_pipeline(pipelines.agent, context, core, _on_agent_termination)
@@ -592,14 +588,32 @@ class Agent:
 
             await self._observers.notify("on_run_end", RunEnded(run.run_id, self._name, response))
 
+    def _open_stream(
+        self,
+        context: AgentContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+        """The run as a stream: the loop's updates, each made an agent update.
+
+        Read as the run produced them, the updates fold into the response the run
+        commits, so that is the final value; transforms stacked by agent
+        middleware get the fold of what they produced.
+        """
+        record = _StreamRecord()
+        stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the agent builds its run's stream
+            self._stream_source(context, pipelines, config, record),
+            finalizer=self._stream_finalizer(context),
+            direct=record.committed,
+            transform=agent_updates(self._name),
+        )
+        record.stream = stream
+        return stream
+
     def _stream_finalizer(
-        self, context: AgentContext, record: _StreamRecord
+        self, context: AgentContext
     ) -> Callable[[Sequence[AgentResponseUpdate]], AgentResponse[Any]]:
         def finalize(updates: Sequence[AgentResponseUpdate]) -> AgentResponse[Any]:
-            if record.saw_exactly(updates):
-                # The caller saw the run's own updates, untransformed: their fold is
-                # the response the run committed, so it need not be folded again.
-                return cast("AgentResponse[Any]", record.response)
             folded = AgentResponse.from_updates(updates)
             response_format = context.options.get("response_format")
             if response_format is None or folded.approval_requests:
@@ -621,15 +635,14 @@ class Agent:
 
         return finalize
 
-    async def _stream_updates(
+    async def _stream_source(
         self,
         context: AgentContext,
         pipelines: Pipelines,
         config: FunctionInvocationConfiguration,
         record: _StreamRecord,
-    ) -> AsyncGenerator[AgentResponseUpdate, None]:
+    ) -> AsyncGenerator[AgentResponseUpdate | Delegate, None]:
         observers = self._observers
-        yielded = record.yielded
         run = context.run
         session_id = None if context.session is None else context.session.session_id
         turns = self._session_turns
@@ -638,34 +651,31 @@ class Agent:
                 await turns.enter(session_id)
             try:
                 prepared = await self._prepare(context, pipelines, config)
-                # Events agent middleware emitted before the stream started come first.
-                events: list[CustomEvent] = list(run.events)
-                run._sink = events.append  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
+                stream = record.stream
+                assert stream is not None
                 name = self._name
-                async with aclosing(drive(prepared.state)) as loop_updates:
-                    async for update in loop_updates:
-                        if events:
-                            for event in events:
-                                out = AgentResponseUpdate(event=event, agent_name=name)
-                                yielded.append(out)
-                                yield out
-                            events.clear()
-                        out = _agent_update(update, name)
-                        yielded.append(out)
-                        yield out
-                for event in events:
-                    out = AgentResponseUpdate(event=event, agent_name=name)
-                    yielded.append(out)
-                    yield out
-                run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
-                response = await self._commit(context, prepared)
-                record.response = response
+
+                def deliver(event: CustomEvent) -> None:
+                    # In order with the rest: before the next update read.
+                    stream._inject(AgentResponseUpdate(event=event, agent_name=name))  # pyright: ignore[reportPrivateUsage]  # the agent owns its run's stream
+
+                # Events agent middleware or context providers emitted before the
+                # stream started come first.
+                for event in run.events:
+                    deliver(event)
+                run._sink = deliver  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
+                try:
+                    async with aclosing(drive(prepared.state)) as loop_updates:
+                        yield Delegate(loop_updates)  # the loop's updates, read in place
+                finally:
+                    run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
+                response = record.response = await self._commit(context, prepared)
             finally:
                 if session_id is not None:
                     turns.leave(session_id)
-            # after_run sees the response, while the caller's context keeps the stream.
-            final_view = attrs.evolve(context, result=response)
-            await self._after(final_view)
+            if self.context_providers:
+                # after_run sees the response; the caller's context keeps the stream.
+                await self._after(attrs.evolve(context, result=response))
         except BaseException as exc:
             if observers:
                 from agentcore.observers import RunEnded
@@ -697,36 +707,19 @@ class Agent:
 
 
 class _StreamRecord:
-    """What a streaming run yielded, and the response it committed."""
+    """A streaming run's stream, and the response it committed."""
 
-    __slots__ = ("response", "yielded")
+    __slots__ = ("response", "stream")
 
     def __init__(self) -> None:
-        self.yielded: list[AgentResponseUpdate] = []
+        self.stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] | None = None
         self.response: AgentResponse[Any] | None = None
 
-    def saw_exactly(self, updates: Sequence[AgentResponseUpdate]) -> bool:
-        """Whether ``updates`` are the very updates the run yielded, all of them."""
-        yielded = self.yielded
-        return (
-            self.response is not None
-            and len(updates) == len(yielded)
-            and all(a is b for a, b in zip(updates, yielded, strict=True))
-        )
-
-
-def _agent_update(update: ChatResponseUpdate, agent_name: str | None) -> AgentResponseUpdate:
-    return AgentResponseUpdate(
-        contents=update.contents,
-        role=update.role,
-        author_name=update.author_name,
-        agent_name=agent_name,
-        response_id=update.response_id,
-        message_id=update.message_id,
-        finish_reason=update.finish_reason,
-        created_at=update.created_at,
-        additional_properties=update.additional_properties,
-    )
+    def committed(self) -> AgentResponse[Any]:
+        """The committed response (the stream's final value when read unchanged)."""
+        if self.response is None:  # pragma: no cover  # the source ends only after committing
+            raise RunStateError("the run ended without committing a response")
+        return self.response
 
 
 def _check_unique_names(tools: Sequence[Any], where: str) -> None:
