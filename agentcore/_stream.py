@@ -156,13 +156,12 @@ class _Core:
         self.backlog: list[tuple[Any, _Plan]] | None = None
 
 
-async def _maybe_await(value: Any) -> Any:
+async def _maybe_await(value: object) -> Any:
     # What inspect.isawaitable accepts, without its ABC checks for the common
     # case of a plain value.
-    if hasattr(type(value), "__await__") or (
-        type(value) is GeneratorType and inspect.isawaitable(value)
-    ):
-        return await value
+    kind = type(value)
+    if hasattr(kind, "__await__") or (kind is GeneratorType and inspect.isawaitable(value)):
+        return await cast("Awaitable[Any]", value)
     return value
 
 
@@ -260,7 +259,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         """A stream whose first stage transforms the source's updates, and whose
         final value is ``direct()`` unless transforms are stacked on it (then
         ``finalizer`` folds what the consumer saw)."""
-        stream: ResponseStream[Any, Any] = object.__new__(ResponseStream)
+        stream: ResponseStream[Any, Any] = object.__new__(ResponseStream)  # pyright: ignore[reportUnknownVariableType]  # a bare instance, typed as the caller needs
         core = stream._core = _Core(source, _Stage(transform, finalizer, [], direct))
         core.general = True
         stream._depth = 0

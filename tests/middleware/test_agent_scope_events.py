@@ -1,8 +1,4 @@
-"""PENDING (needs the agent.py fix): agent middleware events and observers in streaming runs.
-
-To be merged into tests/middleware/test_run_locals.py (events) and
-tests/middleware/test_observers.py (observers) once the fix lands.
-"""
+"""Agent middleware events and observers, in streaming and non-streaming runs."""
 
 from __future__ import annotations
 
