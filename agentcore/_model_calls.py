@@ -77,13 +77,10 @@ async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[
         )
     if not handlers:
         return await state.client.get_response(state.transcript, options=options)
+    # Positional, in field order (client, messages, options, stream, run, transcript):
+    # built for every model call.
     context = ChatContext(
-        client=state.client,
-        messages=list(state.transcript),
-        options=dict(options),
-        stream=False,
-        run=state.run,
-        transcript=state.transcript,
+        state.client, list(state.transcript), dict(options), False, state.run, state.transcript
     )
     await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
     if context.metadata.get("terminated"):
@@ -121,13 +118,10 @@ async def open_model_stream(
         )
     if not handlers:
         return state.client.get_response(state.transcript, options=options, stream=True)
+    # Positional, in field order (client, messages, options, stream, run, transcript):
+    # built for every model call.
     context = ChatContext(
-        client=state.client,
-        messages=list(state.transcript),
-        options=dict(options),
-        stream=True,
-        run=state.run,
-        transcript=state.transcript,
+        state.client, list(state.transcript), dict(options), True, state.run, state.transcript
     )
     await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
     if context.metadata.get("terminated"):

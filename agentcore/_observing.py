@@ -8,23 +8,21 @@ from collections.abc import Sequence
 __all__ = ["ObserverSet"]
 
 
-class ObserverSet:
+class ObserverSet(tuple[object, ...]):
     """Delivers events to observers, isolating the run from their failures.
 
     Observers are called in order; each may define any of the hooks, sync or async.
+    A tuple, so that ``if observers:`` (asked several times per run) costs nothing.
     """
 
-    __slots__ = ("observers",)
+    __slots__ = ()
 
-    def __init__(self, observers: Sequence[object] = ()) -> None:
-        self.observers = tuple(observers)
-
-    def __bool__(self) -> bool:
-        return bool(self.observers)
+    def __new__(cls, observers: Sequence[object] = ()) -> ObserverSet:
+        return super().__new__(cls, observers)
 
     async def notify(self, hook: str, event: object) -> None:
         """Call ``hook`` of every observer that has it; log and swallow what they raise."""
-        for observer in self.observers:
+        for observer in self:
             method = getattr(observer, hook, None)
             if method is None:
                 continue

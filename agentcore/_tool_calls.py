@@ -149,9 +149,8 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
                 tool_failures.append(exc)
                 raise
         else:
-            context = FunctionInvocationContext(
-                function=tool, arguments=arguments, call_id=call.call_id, run=run
-            )
+            # Positional, in field order (function, arguments, call_id, run).
+            context = FunctionInvocationContext(tool, arguments, call.call_id, run)
             if call.call_id in state.approved:
                 context.metadata["approved"] = True
 

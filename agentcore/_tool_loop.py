@@ -73,6 +73,7 @@ class LoopState:
     """Everything one execution of the loop reads and produces."""
 
     __slots__ = (
+        "always_ask",
         "answers",
         "approved",
         "client",
@@ -139,6 +140,8 @@ class LoopState:
         self.terminated = False
         self.invocations: dict[str, int] | None = None
         self.function_tools: dict[str, FunctionTool[..., Any]] = {}
+        # Names of the tools that always ask for approval first.
+        self.always_ask: frozenset[str] = _NONE
         # The options and messages are this loop's own from here on (``own_options``
         # says the caller handed over fresh ones, so they are not copied twice).
         self.options = self._split_tools(
@@ -148,10 +151,16 @@ class LoopState:
     def _split_tools(self, options: dict[str, Any]) -> dict[str, Any]:
         tools = options.get("tools")
         declared: list[Any] = list(tools) if tools else []
+        always_ask: set[str] | None = None
         for item in declared:
             name = getattr(item, "name", None)
             if name is not None and hasattr(item, "parse_arguments"):
                 self.function_tools[name] = item
+                if item.approval_mode == "always_require":
+                    always_ask = always_ask or set()
+                    always_ask.add(name)
+        if always_ask:
+            self.always_ask = frozenset(always_ask)
         if self.config.additional_tools:
             declared.extend(self.config.additional_tools)
         if options.get("tool_choice") == "none":
@@ -355,10 +364,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
     # Worked out once per loop, not per turn.
     policy = config.approval_policy
     tools = state.function_tools
-    always_ask = (
-        frozenset(name for name, tool in tools.items() if tool.approval_mode == "always_require")
-        or _NONE
-    )
+    always_ask = state.always_ask
     declared = _declared_only_names(state)
     observed = bool(state.observers)
     plain_calls = not observed and not state.pipelines.chat

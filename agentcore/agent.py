@@ -347,15 +347,17 @@ class Agent:
             run_tools.extend(normalize_tools(tools))
             _check_unique_names(run_tools, "the agent's and this run's tools")
         locals_ = None if session is None else saved_locals(session)
+        # Positional, in field order (agent, messages, session, instructions, tools,
+        # options, stream, run): built for every run.
         return AgentContext(
-            agent=self,
-            messages=normalize_input(messages),
-            session=session,
-            instructions=self.instructions,
-            tools=run_tools,
-            options=merge_options(self.default_options, options),
-            stream=stream,
-            run=RunContext(session=session, locals=locals_),
+            self,
+            normalize_input(messages),
+            session,
+            self.instructions,
+            run_tools,
+            merge_options(self.default_options, options),
+            stream,
+            RunContext(session=session, locals=locals_),
         )
 
     async def _run(
@@ -431,11 +433,14 @@ class Agent:
         # so the conversation stays valid.
         decline_pending = pending is not None and not decisions
         options = dict(context.options)
-        instructions = "\n\n".join(
-            i for i in (context.instructions, options.get("instructions")) if i
-        )
-        if instructions:
-            options["instructions"] = instructions
+        agent_instructions = context.instructions
+        if agent_instructions:
+            run_instructions = options.get("instructions")
+            options["instructions"] = (
+                f"{agent_instructions}\n\n{run_instructions}"
+                if run_instructions
+                else agent_instructions
+            )
         run_tools = context.tools
         if run_tools:
             agent_tools = self.tools
