@@ -107,10 +107,6 @@ class ChatResponse(Generic[ValueT]):
         )
 
 
-# Updates are made per streamed chunk, so they are the one kind of value kept in an
-# instance dict instead of slots: attrs builds such frozen instances faster, and an
-# agent run turns a chat update into an agent update by copying that dict
-# (see ``agent_update``).
 @attrs.frozen
 class ChatResponseUpdate:
     """One streamed piece of a chat response.
@@ -201,7 +197,7 @@ class AgentResponse(Generic[ValueT]):
         )
 
 
-@attrs.frozen(slots=False)
+@attrs.frozen
 class AgentResponseUpdate:
     """One streamed piece of an agent run: model output, tool calls and results,
     or a custom ``event``."""
@@ -225,15 +221,19 @@ class AgentResponseUpdate:
 
 AnyUpdate: TypeAlias = ChatResponseUpdate | AgentResponseUpdate
 
-# What a chat update has that an agent update does not, and the other way round.
-_CHAT_ONLY = ("conversation_id", "model")
-_AGENT_ONLY = ("agent_name", "event")
-assert {f.name for f in attrs.fields(ChatResponseUpdate)}.difference(_CHAT_ONLY) == {
-    f.name for f in attrs.fields(AgentResponseUpdate)
-}.difference(_AGENT_ONLY), "agent_update copies every field the two update types share"
-
-_new_object = object.__new__
-_set_dict = object.__setattr__
+# agent_updates below fills every one of these fields; adding one means adding it there.
+assert [f.name for f in attrs.fields(AgentResponseUpdate)] == [
+    "contents",
+    "role",
+    "author_name",
+    "agent_name",
+    "response_id",
+    "message_id",
+    "finish_reason",
+    "created_at",
+    "event",
+    "additional_properties",
+], "agent_updates must set every field of AgentResponseUpdate"
 
 
 def agent_update(agent_name: str | None, update: Any) -> AgentResponseUpdate:
@@ -247,33 +247,41 @@ def agent_update(agent_name: str | None, update: Any) -> AgentResponseUpdate:
 def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate]:
     """The per-chunk conversion of one agent's stream: chat updates to agent updates.
 
-    It runs for every streamed chunk, so a :class:`ChatResponseUpdate` is converted
-    by filling a copy of a ready-made field dict rather than through ``__init__``.
+    It runs for every streamed chunk, so a :class:`ChatResponseUpdate` is turned
+    into a new frozen agent update by filling its slots directly (the member
+    descriptors attrs' ``__init__`` would reach through ``object.__setattr__``);
+    its contents are a tuple already, so the converter has nothing to do.
     """
-    template = dict.fromkeys(f.name for f in attrs.fields(AgentResponseUpdate))
-    template["contents"] = ()
-    template["agent_name"] = agent_name
+    slots = AgentResponseUpdate.__dict__
+    set_contents, set_role, set_author, set_agent = (
+        slots[name].__set__ for name in ("contents", "role", "author_name", "agent_name")
+    )
+    set_response, set_message, set_finish, set_created, set_event, set_extra = (
+        slots[name].__set__
+        for name in (
+            "response_id",
+            "message_id",
+            "finish_reason",
+            "created_at",
+            "event",
+            "additional_properties",
+        )
+    )
+    new = object.__new__
 
     def convert(update: Any) -> AgentResponseUpdate:
         if type(update) is ChatResponseUpdate:
-            fields = template.copy()
-            fields["contents"] = update.contents
-            fields["role"] = update.role
-            # Most chunks set nothing else: test before writing.
-            if update.author_name is not None:
-                fields["author_name"] = update.author_name
-            if update.response_id is not None:
-                fields["response_id"] = update.response_id
-            if update.message_id is not None:
-                fields["message_id"] = update.message_id
-            if update.finish_reason is not None:
-                fields["finish_reason"] = update.finish_reason
-            if update.created_at is not None:
-                fields["created_at"] = update.created_at
-            if update.additional_properties is not None:
-                fields["additional_properties"] = update.additional_properties
-            converted: AgentResponseUpdate = _new_object(AgentResponseUpdate)
-            _set_dict(converted, "__dict__", fields)
+            converted: AgentResponseUpdate = new(AgentResponseUpdate)
+            set_contents(converted, update.contents)
+            set_role(converted, update.role)
+            set_author(converted, update.author_name)
+            set_agent(converted, agent_name)
+            set_response(converted, update.response_id)
+            set_message(converted, update.message_id)
+            set_finish(converted, update.finish_reason)
+            set_created(converted, update.created_at)
+            set_event(converted, None)
+            set_extra(converted, update.additional_properties)
             return converted
         if isinstance(update, AgentResponseUpdate):
             return update

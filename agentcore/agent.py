@@ -203,6 +203,8 @@ class Agent:
         self._pipeline_cache = PipelineCache()
         self._observers = ObserverSet(observers)
         self._session_turns = SessionTurns()
+        # Turns each streamed chat update into this agent's update (stateless, shared).
+        self._to_agent_update = agent_updates(name)
 
     @property
     def name(self) -> str | None:
@@ -610,7 +612,7 @@ class Agent:
             self._stream_source(context, pipelines, config, record),
             finalizer=self._stream_finalizer(context),
             direct=record.committed,
-            transform=agent_updates(self._name),
+            transform=self._to_agent_update,
         )
         record.stream = stream
         return stream
