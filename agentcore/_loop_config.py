@@ -46,6 +46,16 @@ def tool_name(item: object) -> str | None:
     return name if isinstance(name, str) else None
 
 
+NO_NAMES: frozenset[str] = frozenset()
+
+
+def declared_only_names(config: FunctionInvocationConfiguration) -> frozenset[str]:
+    """Names of tools declared to the model but not run here (``additional_tools``)."""
+    if not config.additional_tools:
+        return NO_NAMES
+    return frozenset(name for item in config.additional_tools if (name := tool_name(item)))
+
+
 def _declared_tools(value: Any) -> tuple[Any, ...]:
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
         raise TypeError(

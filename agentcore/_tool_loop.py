@@ -13,24 +13,22 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
 
-import attrs
-
 from agentcore._contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
-    FunctionResultContent,
     TextContent,
     UsageContent,
-    UserInputRequestContent,
     UserInputResponseContent,
 )
 from agentcore._history_repair import place_results, repair_history
 from agentcore._loop_config import (
     DEFAULT_CONFIGURATION,
+    NO_NAMES,
     FunctionInvocationConfiguration,
-    tool_name,
+    declared_only_names,
 )
+from agentcore._loop_pause import attach_requests, pause_for_input, resume
 from agentcore._messages import Message
 from agentcore._model_calls import call_model, open_model_stream
 from agentcore._observing import ObserverSet
@@ -38,7 +36,7 @@ from agentcore._responses import ChatResponse, ChatResponseUpdate, FinishReason
 from agentcore._run import RunContext
 from agentcore._sessions import PausedRun, PendingRequest
 from agentcore._stream import Delegate, ResponseStream
-from agentcore._tool_calls import Outcome, answer_text, error_outcome, run_batch
+from agentcore._tool_calls import Outcome, answer_text, run_batch
 from agentcore._usage import Usage
 from agentcore.middleware import Pipelines
 from agentcore.tools import normalize_tools
@@ -51,7 +49,7 @@ __all__ = ["FunctionInvocationConfiguration", "ToolLoop"]
 
 _NO_OBSERVERS = ObserverSet()
 # Shared empties: a fresh empty set or dict per run costs 64 to 216 bytes.
-_NONE: frozenset[str] = frozenset()
+
 _NO_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
 
 
@@ -122,7 +120,7 @@ class LoopState:
         self.produced: list[Message] = []
         self.responses: list[ChatResponse[Any]] = []
         self.extra_streamed = 0
-        self.approved: frozenset[str] = _NONE
+        self.approved: frozenset[str] = NO_NAMES
         self.answers: dict[str, dict[str, str]] = _NO_ANSWERS
         self.decline_pending = decline_pending
         self.stream = stream
@@ -141,7 +139,7 @@ class LoopState:
         self.invocations: dict[str, int] | None = None
         self.function_tools: dict[str, FunctionTool[..., Any]] = {}
         # Names of the tools that always ask for approval first.
-        self.always_ask: frozenset[str] = _NONE
+        self.always_ask: frozenset[str] = NO_NAMES
         # The options and messages are this loop's own from here on (``own_options``
         # says the caller handed over fresh ones, so they are not copied twice).
         self.options = self._split_tools(
@@ -330,14 +328,14 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
     required = tool_choice == "required" or isinstance(tool_choice, Mapping)
 
     if state.pending is not None:
-        resumed = await _resume(state, state.pending)
+        resumed = await resume(state, state.pending)
         if resumed is None:
             if state.stream and state.paused is not None:
                 yield ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
             return
         calls, outcomes, left_to_caller = resumed
         if any(o.prompt is not None for o in outcomes):
-            requests = _pause_for_input(state, state.pending.calls, calls, outcomes, resumed=True)
+            requests = pause_for_input(state, state.pending.calls, calls, outcomes, resumed=True)
             if state.stream:
                 yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
             return
@@ -365,7 +363,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
     policy = config.approval_policy
     tools = state.function_tools
     always_ask = state.always_ask
-    declared = _declared_only_names(state)
+    declared = declared_only_names(config)
     observed = bool(state.observers)
     plain_calls = not observed and not state.pipelines.chat
     iterations = 0
@@ -417,7 +415,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
         if waiting:
             approvals = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
             state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
-            _attach_requests(state, approvals)
+            attach_requests(state, approvals)
             if state.stream:
                 yield ChatResponseUpdate(contents=tuple(approvals), role="assistant")
             return
@@ -436,7 +434,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
             terminated = terminated or outcome.terminated
             errored = errored or outcome.errored
         if asking:
-            requests = _pause_for_input(state, calls, calls, outcomes, resumed=False)
+            requests = pause_for_input(state, calls, calls, outcomes, resumed=False)
             if state.stream:
                 yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
             return
@@ -472,22 +470,6 @@ def _take_extra_usage(state: LoopState) -> Usage | None:
     return Usage.sum(extra[start:])
 
 
-def _declared_only_names(state: LoopState) -> frozenset[str]:
-    """Names of tools declared to the model but not run here (``additional_tools``)."""
-    if not state.config.additional_tools:
-        return _NONE
-    return frozenset(name for item in state.config.additional_tools if (name := tool_name(item)))
-
-
-def _attach_requests(
-    state: LoopState, requests: Sequence[FunctionApprovalRequestContent | UserInputRequestContent]
-) -> None:
-    # The requests join the assistant message that made the calls, as the fold of a
-    # streamed run puts them there too.
-    last = state.produced[-1]
-    state.produced[-1] = attrs.evolve(last, contents=(*last.contents, *requests))
-
-
 def _return_directly_answer(
     state: LoopState, calls: list[FunctionCallContent], outcomes: list[Outcome]
 ) -> str | None:
@@ -498,125 +480,3 @@ def _return_directly_answer(
         if tool.return_directly or call.name in state.return_directly:
             return answer_text(outcome.content.result)
     return None
-
-
-def _pause_for_input(
-    state: LoopState,
-    batch: list[FunctionCallContent],
-    ran: list[FunctionCallContent],
-    outcomes: list[Outcome],
-    *,
-    resumed: bool,
-) -> list[UserInputRequestContent]:
-    """Pause because tools asked the user something; keep the results that exist."""
-    requests = [
-        UserInputRequestContent(function_call=call, prompt=outcome.prompt)
-        for call, outcome in zip(ran, outcomes, strict=True)
-        if outcome.prompt is not None
-    ]
-    completed = [outcome.content for outcome in outcomes if outcome.prompt is None]
-    if resumed and state.pending is not None:
-        done = {c.call_id for c in completed}
-        completed = [c for c in state.pending.completed if c.call_id not in done] + completed
-    state.paused = PausedRun(
-        calls=list(batch),
-        requests=list(requests),
-        completed=completed,
-        answers={cid: dict(a) for cid, a in state.answers.items()},
-    )
-    if resumed:
-        state.produced.append(Message("assistant", tuple(requests)))
-    else:
-        _attach_requests(state, requests)
-    return requests
-
-
-def _match_decisions(
-    state: LoopState, pending: PausedRun
-) -> tuple[dict[str, FunctionApprovalResponseContent], set[str]]:
-    """The approval verdicts (by call id) and the ids of the requests now answered.
-
-    A decision counts only if it answers a request this run is waiting for, about
-    the very call that request was made for, with the matching kind of answer.
-    """
-    by_id = {r.id: r for r in pending.requests}
-    verdicts: dict[str, FunctionApprovalResponseContent] = {}
-    answered: set[str] = set()
-    state.answers = {cid: dict(a) for cid, a in pending.answers.items()}
-    for decision in state.decisions:
-        request = by_id.get(decision.id)
-        if request is None or request.function_call != decision.function_call:
-            continue
-        call_id = request.function_call.call_id
-        if isinstance(request, FunctionApprovalRequestContent) and isinstance(
-            decision, FunctionApprovalResponseContent
-        ):
-            verdicts[call_id] = decision
-            answered.add(request.id)
-        elif isinstance(request, UserInputRequestContent) and isinstance(
-            decision, UserInputResponseContent
-        ):
-            state.answers.setdefault(call_id, {})[request.prompt] = decision.text
-            answered.add(request.id)
-    return verdicts, answered
-
-
-def _declined_note(request: FunctionApprovalRequestContent | UserInputRequestContent) -> str:
-    if isinstance(request, FunctionApprovalRequestContent):
-        return "The user rejected this call. Reason: no decision was given"
-    return f"The user did not answer the question {request.prompt!r}; the call was not completed."
-
-
-async def _resume(
-    state: LoopState, pending: PausedRun
-) -> tuple[list[FunctionCallContent], list[Outcome], bool] | None:
-    """Run (or reject) the calls of a paused batch once every request is answered.
-
-    Returns the calls answered, their outcomes in call order, and whether calls to
-    ``additional_tools`` are left for the caller; ``None`` while still waiting.
-    Calls that completed before the pause keep their results and do not run again.
-    """
-    verdicts, answered = _match_decisions(state, pending)
-    open_requests = [r for r in pending.requests if r.id not in answered]
-    declined: dict[str, str] = {}
-    unanswered: set[str] = set()
-    if open_requests and state.decline_pending:
-        # The caller moved on: what is still open is declined, so history stays valid.
-        declined = {r.function_call.call_id: _declined_note(r) for r in open_requests}
-        unanswered = {
-            r.function_call.call_id for r in open_requests if isinstance(r, UserInputRequestContent)
-        }
-        open_requests = []
-    if open_requests:
-        state.paused = PausedRun(
-            calls=pending.calls,
-            requests=open_requests,
-            completed=pending.completed,
-            answers={cid: dict(a) for cid, a in state.answers.items()},
-        )
-        state.produced.append(Message("assistant", tuple(open_requests)))
-        return None
-    for call_id, verdict in verdicts.items():
-        if not verdict.approved:
-            reason = verdict.reason
-            declined[call_id] = "The user rejected this call." + (
-                f" Reason: {reason}" if reason else ""
-            )
-    declared = _declared_only_names(state)
-    answered_calls = [c for c in pending.calls if c.name not in declared]
-    completed = {r.call_id: r for r in pending.completed}
-    to_run = [c for c in answered_calls if c.call_id not in declined and c.call_id not in completed]
-    state.approved = frozenset(cid for cid, v in verdicts.items() if v.approved)
-    ran = dict(zip((c.call_id for c in to_run), await run_batch(state, to_run), strict=True))
-    outcomes: list[Outcome] = []
-    for call in answered_calls:
-        outcome = ran.get(call.call_id)
-        if outcome is None:
-            if call.call_id in completed:
-                result: FunctionResultContent = completed[call.call_id]
-                outcome = Outcome(result, result.error is not None, False)
-            else:
-                kind = "unanswered" if call.call_id in unanswered else "rejected"
-                outcome = error_outcome(call, declined[call.call_id], kind)
-        outcomes.append(outcome)
-    return answered_calls, outcomes, len(answered_calls) < len(pending.calls)
