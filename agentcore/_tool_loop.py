@@ -48,8 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["FunctionInvocationConfiguration", "ToolLoop"]
 
 _NO_OBSERVERS = ObserverSet()
-# Shared empties: a fresh empty set or dict per run costs 64 to 216 bytes.
-
+# Shared empties (NO_NAMES too): a fresh empty set or dict per run costs 64 to 216 bytes.
 _NO_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
 
 
