@@ -27,7 +27,8 @@ from agentcore._contexts import AgentContext
 from agentcore._loop_config import FunctionInvocationConfiguration
 from agentcore._responses import AgentResponse, AgentResponseUpdate, CustomEvent
 from agentcore._run import RunContext
-from agentcore._stream import Delegate, ResponseStream
+from agentcore._stream import ResponseStream
+from agentcore._stream_parts import Delegate
 from agentcore._tool_loop import drive
 from agentcore.errors import RunStateError
 from agentcore.middleware import Pipelines, run_pipeline

@@ -18,10 +18,22 @@ from collections.abc import (
     Generator,
     Sequence,
 )
-from types import GeneratorType, TracebackType
+from types import TracebackType
 from typing import Any, Generic, TypeVar, cast, overload
 
-import anyio
+from agentcore._stream_parts import (
+    ENDED,
+    Core,
+    Delegate,
+    Finalizer,
+    Frame,
+    Plan,
+    Stage,
+    apply_hooks,
+    close_source,
+    leave,
+    maybe_await,
+)
 
 __all__ = ["ResponseStream", "StreamConsumedError"]
 
@@ -30,163 +42,9 @@ FinalT = TypeVar("FinalT")
 NewUpdateT = TypeVar("NewUpdateT")
 NewFinalT = TypeVar("NewFinalT")
 
-Finalizer = Callable[[Sequence[Any]], Any]
-ResultHook = Callable[[Any], Any]
-_Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None, int]]
-"""The steps an update takes: per stage, its transform, the list collecting what
-reaches it (if needed), and the level of the stream the stage belongs to (0: the
-stream being read; n: its n-th delegated stream, see :class:`Delegate`)."""
-
 
 class StreamConsumedError(RuntimeError):
     """A stream was iterated twice at once, or after another stream took it over."""
-
-
-class Delegate:
-    """Yielded by a stream's source generator: "deliver this stream's updates here".
-
-    The stream reading the source delivers ``target``'s updates in its place, as if
-    the generator had written ``async for u in target: yield u``, without the extra
-    generator step per update. When ``target`` ends the generator resumes; when it
-    fails, its exception is raised in the generator at the ``yield``. ``target``
-    is a :class:`ResponseStream` (its transforms and collectors apply, so its own
-    final value is ready afterwards) or any async iterator.
-
-    Internal: only agentcore's own sources yield it.
-    """
-
-    __slots__ = ("target",)
-
-    def __init__(self, target: ResponseStream[Any, Any] | AsyncIterator[Any]) -> None:
-        self.target = target
-
-
-class _Ended:
-    """An iterator that has ended (stands in for a finished source)."""
-
-    __slots__ = ()
-
-    def __aiter__(self) -> _Ended:
-        return self
-
-    async def __anext__(self) -> Any:
-        raise StopAsyncIteration
-
-
-_ENDED = _Ended()
-
-
-class _Frame:
-    """A delegated source being read: its iterator and the steps its updates take."""
-
-    __slots__ = ("core", "delegates", "iterator", "steps")
-
-    def __init__(self, core: _Core | None, iterator: AsyncIterator[Any], steps: _Plan) -> None:
-        self.core = core  # the delegated stream's, to mark it read (None: a bare iterator)
-        self.iterator = iterator
-        self.steps = steps
-        # Whether the source may delegate in turn (a plain stream's source never does).
-        self.delegates = core is None or core.general
-
-
-class _Stage:
-    """One layer of a stream: a transform, a finalizer and result hooks."""
-
-    __slots__ = ("collected", "direct", "final", "finalized", "finalizer", "hooks", "transform")
-
-    def __init__(
-        self,
-        transform: Callable[[Any], Any] | None,
-        finalizer: Finalizer | None,
-        hooks: list[ResultHook],
-        direct: Callable[[], Any] | None = None,
-    ) -> None:
-        self.transform = transform
-        self.finalizer = finalizer  # None: the final value comes from a deferred stream
-        self.hooks = hooks
-        # The final value without folding: what the source already knows its
-        # updates amount to. Only valid for this stage's own updates, so a ``map``
-        # without a finalizer (which moves the finalizer up) does not carry it.
-        self.direct = direct
-        self.collected: list[Any] | None = None
-        self.final: Any = None
-        self.finalized = False
-
-
-class _Core:
-    """What the stages of one stream share: the source and the consumption state."""
-
-    __slots__ = (
-        "backlog",
-        "consuming",
-        "deferred",
-        "exhausted",
-        "frames",
-        "general",
-        "iterator",
-        "plan",
-        "pulling",
-        "setup",
-        "source",
-        "stages",
-    )
-
-    def __init__(self, source: AsyncIterable[Any] | None, stage: _Stage) -> None:
-        self.source = source
-        self.iterator: AsyncIterator[Any] | None = None
-        self.stages: list[_Stage] = [stage]
-        # Consumption has started (no more ``map`` / ``with_result_hook``).
-        self.consuming = False
-        # Per stage: its transform and where what reaches it is collected.
-        self.plan: _Plan | None = None
-        # Someone is awaiting the source's next update right now.
-        self.pulling = False
-        self.exhausted = False
-        # For ``from_awaitable``: the setup awaitable until it starts, then the inner
-        # stream it resolved to.
-        self.setup: Awaitable[ResponseStream[Any, Any]] | None = None
-        self.deferred: ResponseStream[Any, Any] | None = None
-        # Whether the source may delegate or be injected into (agentcore's own
-        # sources: ``_of``); other streams take the plain path.
-        self.general = False
-        # Delegated sources being read, innermost last (see Delegate); None until one.
-        self.frames: list[_Frame] | None = None
-        # Updates to deliver before the next one read: injected ones, and what was
-        # read meanwhile (with the steps each still takes). None until an injection.
-        self.backlog: list[tuple[Any, _Plan]] | None = None
-
-
-async def _maybe_await(value: object) -> Any:
-    # What inspect.isawaitable accepts, without its ABC checks for the common
-    # case of a plain value.
-    kind = type(value)
-    if hasattr(kind, "__await__") or (kind is GeneratorType and inspect.isawaitable(value)):
-        return await cast("Awaitable[Any]", value)
-    return value
-
-
-async def _apply_hooks(hooks: Sequence[ResultHook], value: Any) -> Any:
-    for hook in hooks:
-        replaced = await _maybe_await(hook(value))
-        if replaced is not None:
-            value = replaced
-    return value
-
-
-async def _close(iterator: object) -> None:
-    # Sources without ``aclose`` (plain async iterables) have nothing to close.
-    aclose = getattr(iterator, "aclose", None)
-    if aclose is not None:
-        with anyio.CancelScope(shield=True):
-            await aclose()
-
-
-def _leave(frame: _Frame) -> None:
-    """A delegated source is done: its stream has been read (or failed) for good."""
-    core = frame.core
-    if core is not None:
-        core.exhausted = True
-        core.pulling = False
 
 
 class ResponseStream(Generic[UpdateT, FinalT]):
@@ -225,7 +83,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         *,
         finalizer: Callable[[Sequence[UpdateT]], FinalT | Awaitable[FinalT]],
     ) -> None:
-        self._core = _Core(updates, _Stage(None, finalizer, []))
+        self._core = Core(updates, Stage(None, finalizer, []))
         self._depth = 0
 
     # -- construction -------------------------------------------------------------
@@ -242,7 +100,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         # A static method, so ``ResponseStream.from_awaitable(...)`` infers its types
         # without the class being parametrized first.
         stream = cast("ResponseStream[NewUpdateT, NewFinalT]", object.__new__(ResponseStream))
-        core = _Core(None, _Stage(None, None, []))
+        core = Core(None, Stage(None, None, []))
         core.setup = awaitable
         stream._core = core
         stream._depth = 0
@@ -260,7 +118,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         final value is ``direct()`` unless transforms are stacked on it (then
         ``finalizer`` folds what the consumer saw)."""
         stream: ResponseStream[Any, Any] = object.__new__(ResponseStream)  # pyright: ignore[reportUnknownVariableType]  # a bare instance, typed as the caller needs
-        core = stream._core = _Core(source, _Stage(transform, finalizer, [], direct))
+        core = stream._core = Core(source, Stage(transform, finalizer, [], direct))
         core.general = True
         stream._depth = 0
         return stream
@@ -300,10 +158,10 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         self._check_unused("map")
         stage = self._core.stages[self._depth]
         if finalizer is None:
-            new_stage = _Stage(transform, stage.finalizer, stage.hooks)
+            new_stage = Stage(transform, stage.finalizer, stage.hooks)
             stage.hooks = []
         else:
-            new_stage = _Stage(transform, finalizer, [])
+            new_stage = Stage(transform, finalizer, [])
         return self._push(new_stage)
 
     def with_result_hook(
@@ -318,7 +176,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         self._core.stages[self._depth].hooks.append(hook)
         return self
 
-    def _push(self, stage: _Stage) -> ResponseStream[Any, Any]:
+    def _push(self, stage: Stage) -> ResponseStream[Any, Any]:
         core = self._core
         core.stages.append(stage)
         child: ResponseStream[Any, Any] = type(self).__new__(type(self))
@@ -421,18 +279,18 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     except StopAsyncIteration:
                         if not frames:
                             if core.backlog:
-                                iterator = core.iterator = _ENDED  # deliver the rest first
+                                iterator = core.iterator = ENDED  # deliver the rest first
                                 continue
                             core.exhausted = True
                             raise
-                        _leave(frames.pop())
+                        leave(frames.pop())
                         continue
                     except BaseException as exc:
                         if not frames:
                             raise
                         frame = frames.pop()
-                        _leave(frame)
-                        await _close(frame.iterator)
+                        leave(frame)
+                        await close_source(frame.iterator)
                         thrown = exc
                         continue
                     if delegates and type(update) is Delegate:
@@ -464,8 +322,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     # sees the failure at its ``yield``.
                     while len(frames) >= level:
                         frame = frames.pop()
-                        _leave(frame)
-                        await _close(frame.iterator)
+                        leave(frame)
+                        await close_source(frame.iterator)
                     thrown = exc
         except StopAsyncIteration:
             raise
@@ -477,7 +335,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         finally:
             core.pulling = False
 
-    async def _enter(self, target: Any, below: _Plan) -> None:
+    async def _enter(self, target: Any, below: Plan) -> None:
         """Start reading a delegated ``target``; its updates then take ``below``'s steps."""
         core = self._core
         frames = core.frames
@@ -488,12 +346,12 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             iterator, inner_plan, inner_core = await inner._adopt()
             level = len(frames) + 1
             steps = [(t, c, level) for t, c, _ in inner_plan]
-            frame = _Frame(inner_core, iterator, [*steps, *below])
+            frame = Frame(inner_core, iterator, [*steps, *below])
         else:
-            frame = _Frame(None, aiter(target), below)
+            frame = Frame(None, aiter(target), below)
         frames.append(frame)
 
-    async def _adopt(self) -> tuple[AsyncIterator[Any], _Plan, _Core]:
+    async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core]:
         """Hand this stream's source and steps to the stream delegating to it."""
         core = self._core
         if len(core.stages) != self._depth + 1:
@@ -504,7 +362,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             )
         core.consuming = True
         if core.exhausted:
-            return _ENDED, [], core
+            return ENDED, [], core
         if core.iterator is None:
             setup = core.setup
             if setup is not None:
@@ -540,13 +398,13 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         frames = core.frames
         while frames:
             frame = frames.pop()
-            _leave(frame)
-            await _close(frame.iterator)
+            leave(frame)
+            await close_source(frame.iterator)
         iterator = core.iterator
-        await _close(iterator if iterator is not None else core.source)
+        await close_source(iterator if iterator is not None else core.source)
 
-    def _plan(self) -> _Plan:
-        plan: _Plan = []
+    def _plan(self) -> Plan:
+        plan: Plan = []
         last = len(self._core.stages) - 1
         for i, stage in enumerate(self._core.stages):
             if stage.collected is None and stage.direct is None and (i == last or stage.hooks):
@@ -582,14 +440,14 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 await self._finalize(each)
         return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
 
-    async def _finalize(self, stage: _Stage) -> None:
+    async def _finalize(self, stage: Stage) -> None:
         if stage.direct is not None:
-            value = await _maybe_await(stage.direct())
+            value = await maybe_await(stage.direct())
         elif stage.finalizer is None:
             value = await self._deferred_final(stage)
         else:
-            value = await _maybe_await(stage.finalizer(stage.collected or []))
-        stage.final = await _apply_hooks(stage.hooks, value)
+            value = await maybe_await(stage.finalizer(stage.collected or []))
+        stage.final = await apply_hooks(stage.hooks, value)
         stage.finalized = True
         stage.collected = None
 
@@ -602,7 +460,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             )
         return deferred
 
-    async def _deferred_final(self, stage: _Stage) -> Any:
+    async def _deferred_final(self, stage: Stage) -> Any:
         # The final value is the inner stream's, unless transforms were stacked on
         # top; then the inner stream folds the transformed updates the way it folds
         # its own (its finalizer, then its result hooks).
@@ -622,8 +480,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         if stage.finalizer is None:
             value = await self._resolved()._refinalize(updates)
         else:
-            value = await _maybe_await(stage.finalizer(updates))
-        return await _apply_hooks(stage.hooks, value)
+            value = await maybe_await(stage.finalizer(updates))
+        return await apply_hooks(stage.hooks, value)
 
     def __await__(self) -> Generator[Any, None, FinalT]:
         return self.get_final_response().__await__()

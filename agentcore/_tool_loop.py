@@ -35,7 +35,8 @@ from agentcore._observing import ObserverSet
 from agentcore._responses import ChatResponse, ChatResponseUpdate, FinishReason
 from agentcore._run import RunContext
 from agentcore._sessions import PausedRun, PendingRequest
-from agentcore._stream import Delegate, ResponseStream
+from agentcore._stream import ResponseStream
+from agentcore._stream_parts import Delegate
 from agentcore._tool_calls import Outcome, answer_text, run_batch
 from agentcore._usage import Usage
 from agentcore.middleware import Pipelines
