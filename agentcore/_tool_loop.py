@@ -17,6 +17,7 @@ from agentcore._contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
+    FunctionResultContent,
     TextContent,
     UsageContent,
     UserInputResponseContent,
@@ -213,13 +214,24 @@ class LoopState:
 
 
 def _function_calls(response: ChatResponse[Any]) -> list[FunctionCallContent]:
-    return [
+    """The calls the model asked this loop to run: those the response does not
+    answer itself (a client that runs tools, such as another ToolLoop, returns the
+    calls with their results)."""
+    messages = response.messages
+    found = [
         c
-        for m in response.messages
+        for m in messages
         if m.role == "assistant"
         for c in m.contents
         if isinstance(c, FunctionCallContent)
     ]
+    if found and len(messages) > 1:
+        answered = {
+            c.call_id for m in messages for c in m.contents if isinstance(c, FunctionResultContent)
+        }
+        if answered:
+            found = [c for c in found if c.call_id not in answered]
+    return found
 
 
 class ToolLoop:

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from agentcore import (
+    Agent,
+    ChatContext,
+    ChatResponseUpdate,
     FunctionCallContent,
     FunctionResultContent,
     Message,
+    ResponseStream,
     SupportsGetResponse,
     TextContent,
     ToolLoop,
     tool,
 )
+from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
 
-from .harness import assert_history_valid, one_call, run_loop, text
+from .harness import assert_history_valid, one_call, results, run_agent, run_loop, text
 
 pytestmark = pytest.mark.anyio
 
@@ -99,3 +105,34 @@ async def test_standalone_loop_leaves_the_callers_messages_untouched(stream: boo
 
     assert messages == [Message("user", "1+1")]
     assert client.requests[0].messages == (Message("user", "1+1"),)
+
+
+def shouted(update: ChatResponseUpdate) -> ChatResponseUpdate:
+    contents = tuple(
+        TextContent(c.text.upper()) if isinstance(c, TextContent) else c for c in update.contents
+    )
+    return attrs.evolve(update, contents=contents)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_agent_can_use_a_tool_loop_as_its_client(stream: bool) -> None:
+    # Streaming nests: the agent's loop reads the inner loop's stream, which reads
+    # the model's; each level's transforms apply once and each final value is ready.
+    client = ScriptedChatClient([one_call("add", '{"a": 2, "b": 3}'), text("five")])
+    calls_seen: list[int] = []
+
+    async def shout(context: ChatContext, call_next: CallNext) -> None:
+        calls_seen.append(len(context.messages))
+        await call_next()
+        if isinstance(context.result, ResponseStream):
+            context.result = context.result.map(shouted)
+
+    agent = Agent(ToolLoop(client, middleware=[shout]), tools=[add], middleware=[shout])
+    response, updates = await run_agent(agent, "2 + 3?", stream=stream)
+
+    assert response.text == ("FIVE" if stream else "five")
+    assert [r.result for r in results(response.messages)] == [5]
+    assert calls_seen == [1, 1, 3]  # the agent's one call; the inner loop's two
+    assert_history_valid(client.requests)
+    if stream:
+        assert "".join(u.text for u in updates) == "FIVE"
