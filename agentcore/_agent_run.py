@@ -23,7 +23,7 @@ from agentcore._responses import AgentResponse, AgentResponseUpdate, ChatRespons
 from agentcore._run import RunContext
 from agentcore._session_turns import SessionTurns
 from agentcore._sessions import clear_pause, load_pause, save_pause
-from agentcore._tool_loop import LoopState, drive
+from agentcore._tool_loop import LoopState, ToolIndex, drive
 from agentcore.errors import RunStateError
 from agentcore.middleware import MiddlewareTermination, Pipelines
 from agentcore.structured import parse_answer
@@ -37,7 +37,7 @@ class RunSupport:
     """What an agent's runs share besides its configuration: observers, the turn
     queue of its sessions, and the conversion of streamed updates."""
 
-    __slots__ = ("observers", "to_agent_update", "turns")
+    __slots__ = ("_tool_index", "observers", "to_agent_update", "turns")
 
     def __init__(
         self,
@@ -48,6 +48,14 @@ class RunSupport:
         self.observers = observers
         self.turns = turns
         self.to_agent_update = to_agent_update
+        self._tool_index: tuple[Sequence[Any], ToolIndex] | None = None
+
+    def tool_index(self, tools: Sequence[Any]) -> ToolIndex:
+        """The index of the agent's own ``tools``, built once (again if they change)."""
+        cached = self._tool_index
+        if cached is None or cached[0] is not tools:
+            cached = self._tool_index = (tools, ToolIndex(tools))
+        return cached[1]
 
 
 class Prepared:
@@ -165,14 +173,18 @@ async def prepare(
             else agent_instructions
         )
     run_tools = context.tools
+    tool_index = None
     if run_tools:
         agent_tools = agent.tools
         if len(run_tools) != len(agent_tools) or any(
             a is not b for a, b in zip(run_tools, agent_tools, strict=False)
         ):
-            # Middleware or a context provider changed the tools: check them again.
+            # Run tools, middleware or a context provider changed the tools: check
+            # them again.
             run_tools = normalize_tools(run_tools)
             check_unique_names(run_tools, "this run's tools")
+        else:
+            tool_index = support.tool_index(agent_tools)
         options["tools"] = run_tools
     if session is not None and session.service_conversation_id:
         options.setdefault("conversation_id", session.service_conversation_id)
@@ -190,6 +202,7 @@ async def prepare(
         decisions=decisions,
         decline_pending=decline_pending,
         own_options=True,
+        tool_index=tool_index,
     )
     return Prepared(stored, options, state)
 
@@ -223,7 +236,7 @@ async def commit(agent: Agent, context: AgentContext, prepared: Prepared) -> Age
             await store.append(session.session_id, history_view(turn))
         session.service_conversation_id = conversation_id
         if state.paused is not None:
-            save_pause(session, state.paused, context.run.locals.to_dict())
+            save_pause(session, state.paused, context.run.locals_dict())
         else:
             clear_pause(session)
     return AgentResponse(

@@ -92,7 +92,7 @@ class RunContext:
     ``RunContext`` as ``.run``.
     """
 
-    __slots__ = ("_events", "_extra_usage", "_sink", "locals", "run_id", "session")
+    __slots__ = ("_events", "_extra_usage", "_locals", "_saved", "_sink", "run_id", "session")
 
     def __init__(
         self,
@@ -103,11 +103,26 @@ class RunContext:
     ) -> None:
         self.run_id = run_id or new_run_id()
         self.session = session
-        self.locals = RunLocals(locals)
+        self._saved = locals
+        self._locals: RunLocals | None = None  # made on first use: most runs keep none
         # Created on first use: most runs emit nothing and spend no tokens elsewhere.
         self._events: list[CustomEvent] | None = None
         self._extra_usage: list[Usage] | None = None
         self._sink: Callable[[CustomEvent], None] | None = None
+
+    @property
+    def locals(self) -> RunLocals:
+        """The run-local values (a mapping; values must be JSON-serializable)."""
+        run_locals = self._locals
+        if run_locals is None:
+            run_locals = self._locals = RunLocals(self._saved)
+        return run_locals
+
+    def locals_dict(self) -> dict[str, Any]:
+        """A copy of the run-local values, for saving a paused run."""
+        if self._locals is None:
+            return dict(self._saved) if self._saved else {}
+        return self._locals.to_dict()
 
     @property
     def events(self) -> Sequence[CustomEvent]:

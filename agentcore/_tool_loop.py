@@ -68,6 +68,25 @@ class LoopSummary(NamedTuple):
     additional_properties: Mapping[str, Any] | None
 
 
+class ToolIndex:
+    """The function tools among a list of tools, by name, and those that always ask
+    for approval. Read-only once built, so an agent builds it once for its tools."""
+
+    __slots__ = ("always_ask", "function_tools")
+
+    def __init__(self, tools: Sequence[Any]) -> None:
+        function_tools: dict[str, FunctionTool[..., Any]] = {}
+        always_ask: set[str] = set()
+        for item in tools:
+            name = getattr(item, "name", None)
+            if name is not None and hasattr(item, "parse_arguments"):
+                function_tools[name] = item
+                if item.approval_mode == "always_require":
+                    always_ask.add(name)
+        self.function_tools: Mapping[str, FunctionTool[..., Any]] = function_tools
+        self.always_ask: frozenset[str] = frozenset(always_ask) if always_ask else NO_NAMES
+
+
 class LoopState:
     """Everything one execution of the loop reads and produces."""
 
@@ -113,6 +132,7 @@ class LoopState:
         decisions: Sequence[FunctionApprovalResponseContent | UserInputResponseContent] = (),
         decline_pending: bool = False,
         own_options: bool = False,
+        tool_index: ToolIndex | None = None,
     ) -> None:
         self.client = client
         self.transcript: list[Message] = (
@@ -138,34 +158,31 @@ class LoopState:
         self.resumed: Message | None = None
         self.terminated = False
         self.invocations: dict[str, int] | None = None
-        self.function_tools: dict[str, FunctionTool[..., Any]] = {}
-        # Names of the tools that always ask for approval first.
-        self.always_ask: frozenset[str] = NO_NAMES
+        self.function_tools: Mapping[str, FunctionTool[..., Any]]
+        self.always_ask: frozenset[str]
         # The options and messages are this loop's own from here on (``own_options``
         # says the caller handed over fresh ones, so they are not copied twice).
         self.options = self._split_tools(
-            options if own_options and isinstance(options, dict) else dict(options or {})
+            options if own_options and isinstance(options, dict) else dict(options or {}),
+            tool_index,
+            own_options,
         )
 
-    def _split_tools(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _split_tools(
+        self, options: dict[str, Any], index: ToolIndex | None, own: bool
+    ) -> dict[str, Any]:
         tools = options.get("tools")
-        declared: list[Any] = list(tools) if tools else []
-        always_ask: set[str] | None = None
-        for item in declared:
-            name = getattr(item, "name", None)
-            if name is not None and hasattr(item, "parse_arguments"):
-                self.function_tools[name] = item
-                if item.approval_mode == "always_require":
-                    always_ask = always_ask or set()
-                    always_ask.add(name)
-        if always_ask:
-            self.always_ask = frozenset(always_ask)
-        if self.config.additional_tools:
-            declared.extend(self.config.additional_tools)
+        if index is None:
+            index = ToolIndex(tools or ())
+        self.function_tools = index.function_tools
+        self.always_ask = index.always_ask
+        additional = self.config.additional_tools
         if options.get("tool_choice") == "none":
             options.pop("tools", None)
-        elif declared:
-            options["tools"] = declared
+        elif additional:
+            options["tools"] = [*(tools or ()), *additional]
+        elif tools:
+            options["tools"] = tools if own and isinstance(tools, list) else list(tools)
         return options
 
     def response(self) -> ChatResponse[None]:
@@ -418,12 +435,16 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
         ):
             return
 
-        waiting = [
-            c
-            for c in calls
-            if c.name in always_ask
-            or (policy is not None and c.name in tools and policy(c, tools[c.name]))
-        ]
+        waiting = (
+            [
+                c
+                for c in calls
+                if c.name in always_ask
+                or (policy is not None and c.name in tools and policy(c, tools[c.name]))
+            ]
+            if always_ask or policy is not None
+            else None
+        )
         if waiting:
             approvals = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
             state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
@@ -450,7 +471,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
             if state.stream:
                 yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
             return
-        tool_message = Message("tool", tuple(o.content for o in outcomes))
+        tool_message = Message("tool", tuple([o.content for o in outcomes]))
         state.transcript.append(tool_message)
         state.produced.append(tool_message)
         if state.stream:

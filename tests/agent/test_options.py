@@ -159,6 +159,29 @@ async def test_run_tools_do_not_stay_on_the_agent(stream: bool) -> None:
     assert _tool_names(client.requests[1].options) == ["lookup"]
 
 
+async def test_tools_assigned_to_the_agent_later_are_the_ones_that_run(stream: bool) -> None:
+    # The agent indexes its tools once; a new tools tuple is indexed again.
+    client = ScriptedChatClient(
+        [
+            call_turn("lookup", '{"term": "cat"}'),
+            answer_turn("done"),
+            call_turn("translate", '{"text": "cat"}'),
+            answer_turn("done"),
+        ]
+    )
+    agent = Agent(client, tools=[lookup])
+    first = await run_agent(agent, "a", stream=stream)
+    agent.tools = (translate,)
+    second = await run_agent(agent, "b", stream=stream)
+
+    assert first.response.messages[1].contents[0] == FunctionResultContent(
+        "call_1", result="definition of cat"
+    )
+    assert second.response.messages[1].contents[0] == FunctionResultContent(
+        "call_1", result="fr:cat"
+    )
+
+
 def test_a_run_tool_with_the_name_of_an_agent_tool_is_a_value_error(stream: bool) -> None:
     agent = Agent(ScriptedChatClient([]), tools=[lookup])
 
