@@ -485,7 +485,10 @@ class ArgumentParser:
                 result[name] = hook(value, parameter.hint)
             except Exception as exc:
                 problems.extend(_describe(exc, name))
-        problems.extend(f"unexpected argument {key!r}" for key in data if key not in self._fields)
+        if not data.keys() <= self._fields.keys():
+            problems.extend(
+                f"unexpected argument {key!r}" for key in data if key not in self._fields
+            )
         if problems:
             raise ToolArgumentsError(problems, tool_name=self._tool_name)
         return result
