@@ -221,19 +221,9 @@ class AgentResponseUpdate:
 
 AnyUpdate: TypeAlias = ChatResponseUpdate | AgentResponseUpdate
 
-# agent_updates below fills every one of these fields; adding one means adding it there.
-assert [f.name for f in attrs.fields(AgentResponseUpdate)] == [
-    "contents",
-    "role",
-    "author_name",
-    "agent_name",
-    "response_id",
-    "message_id",
-    "finish_reason",
-    "created_at",
-    "event",
-    "additional_properties",
-], "agent_updates must set every field of AgentResponseUpdate"
+# The fields of an agent update, in order: agent_updates fills each of them.
+_AGENT_UPDATE_FIELDS = tuple(f.name for f in attrs.fields(AgentResponseUpdate))
+assert len(_AGENT_UPDATE_FIELDS) == 10, "agent_updates must set every field of AgentResponseUpdate"
 
 
 def agent_update(agent_name: str | None, update: Any) -> AgentResponseUpdate:
@@ -252,21 +242,18 @@ def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate
     descriptors attrs' ``__init__`` would reach through ``object.__setattr__``);
     its contents are a tuple already, so the converter has nothing to do.
     """
-    slots = AgentResponseUpdate.__dict__
-    set_contents, set_role, set_author, set_agent = (
-        slots[name].__set__ for name in ("contents", "role", "author_name", "agent_name")
-    )
-    set_response, set_message, set_finish, set_created, set_event, set_extra = (
-        slots[name].__set__
-        for name in (
-            "response_id",
-            "message_id",
-            "finish_reason",
-            "created_at",
-            "event",
-            "additional_properties",
-        )
-    )
+    (
+        set_contents,
+        set_role,
+        set_author,
+        set_agent,
+        set_response,
+        set_message,
+        set_finish,
+        set_created,
+        set_event,
+        set_extra,
+    ) = (AgentResponseUpdate.__dict__[name].__set__ for name in _AGENT_UPDATE_FIELDS)
     new = object.__new__
 
     def convert(update: Any) -> AgentResponseUpdate:

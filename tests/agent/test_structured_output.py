@@ -12,13 +12,17 @@ from typing_extensions import TypedDict
 
 from agentcore import (
     Agent,
+    AgentContext,
     ChatOptions,
     ChatResponse,
     FunctionCallContent,
     InMemoryHistoryStore,
     Message,
+    ResponseStream,
+    TextContent,
 )
 from agentcore.errors import StructuredOutputError
+from agentcore.middleware import CallNext
 from agentcore.structured import JsonSchemaOptions, json_schema_for
 from agentcore.testing import ScriptedChatClient
 
@@ -222,3 +226,29 @@ def test_a_named_json_schema_keeps_its_name() -> None:
     assert json_schema_for({"name": "weather", "schema": SCHEMA}) == ("weather", SCHEMA)
     assert json_schema_for(SCHEMA) == ("response", SCHEMA)
     assert json_schema_for(AttrsWeather)[0] == "AttrsWeather"
+
+
+async def test_a_stream_agent_middleware_transforms_is_parsed_from_what_it_produced() -> None:
+    # The final value is the fold of the transformed updates (not the committed
+    # response), and structured output is parsed from that fold.
+    async def lowercase(context: AgentContext, call_next: CallNext) -> None:
+        await call_next()
+        if isinstance(context.result, ResponseStream):
+            context.result = context.result.map(
+                lambda u: attrs.evolve(
+                    u,
+                    contents=tuple(
+                        TextContent(c.text.lower()) if isinstance(c, TextContent) else c
+                        for c in u.contents
+                    ),
+                )
+            )
+
+    agent = Agent(ScriptedChatClient([ANSWER, "no JSON here"]), middleware=[lowercase])
+    stream = agent.run("weather?", stream=True, options={"response_format": AttrsWeather})
+    response = await stream.get_final_response()
+    assert response.value == AttrsWeather("paris", 21)
+
+    plain = agent.run("again", stream=True, options={"response_format": SCHEMA})
+    with pytest.raises(StructuredOutputError):
+        await plain.get_final_response()
