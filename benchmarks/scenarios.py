@@ -194,16 +194,20 @@ def stream_run(iterations: int, repeats: int) -> Result:
     async def by_hand() -> Any:
         return await handwritten_stream(model)
 
+    # No budget of its own: the stream budget applies where chat middleware runs (the
+    # next scenario); here each chunk also becomes an AgentResponseUpdate.
     result = Result(
         f"{chunks}-chunk agent stream, 3 mapping chat middleware",
         measure(framework, max(iterations // 20, 20), repeats),
         measure(by_hand, max(iterations // 20, 20), repeats),
-        260.0,
+        None,
     )
     per_chunk = result.agentcore_us / chunks
     overhead = (result.agentcore_us - result.handwritten_us) / chunks
     return attrs.evolve(
-        result, note=f"{per_chunk:.2f} µs/chunk in all, {overhead:.2f} over the hand-written loop"
+        result,
+        note=f"{per_chunk:.2f} µs/chunk in all, {overhead:.2f} over the hand-written loop "
+        "(agent updates: see docs/performance.md)",
     )
 
 
@@ -230,8 +234,13 @@ def chat_stream_run(iterations: int, repeats: int) -> Result:
         measure(by_hand, max(iterations // 20, 20), repeats),
         260.0,
     )
-    per_chunk = (result.agentcore_us - result.handwritten_us) / chunks
-    return attrs.evolve(result, note=f"{per_chunk:.2f} µs/chunk over the hand-written loop")
+    per_chunk = result.agentcore_us / chunks
+    overhead = (result.agentcore_us - result.handwritten_us) / chunks
+    return attrs.evolve(
+        result,
+        note=f"{per_chunk:.2f} µs/chunk in all (budget 1.3), "
+        f"{overhead:.2f} over the hand-written loop",
+    )
 
 
 def concurrent_runs(runs: int, repeats: int) -> Result:
