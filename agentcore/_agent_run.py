@@ -239,16 +239,18 @@ async def commit(agent: Agent, context: AgentContext, prepared: Prepared) -> Age
             save_pause(session, state.paused, context.run.locals_dict())
         else:
             clear_pause(session)
+    # Positional, in field order (messages, response_id, agent_name, finish_reason,
+    # usage, created_at, value, events, additional_properties): built for every run.
     return AgentResponse(
-        messages=chat.messages,
-        response_id=chat.response_id,
-        agent_name=agent.name,
-        finish_reason=chat.finish_reason,
-        usage=chat.usage,
-        created_at=chat.created_at,
-        value=value,
-        events=tuple(context.run.events),
-        additional_properties=chat.additional_properties,
+        chat.messages,
+        chat.response_id,
+        agent.name,
+        chat.finish_reason,
+        chat.usage,
+        chat.created_at,
+        value,
+        tuple(context.run.events),
+        chat.additional_properties,
     )
 
 
