@@ -245,7 +245,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     try:
                         update = await iterator.__anext__()
                     except StopAsyncIteration:
-                        core.exhausted = True
+                        core.exhausted = core.completed = True
                         raise
                     for transform, collected, _ in plan:
                         if transform is not None:
@@ -281,9 +281,9 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                             if core.backlog:
                                 iterator = core.iterator = ENDED  # deliver the rest first
                                 continue
-                            core.exhausted = True
+                            core.exhausted = core.completed = True
                             raise
-                        leave(frames.pop())
+                        leave(frames.pop(), completed=True)
                         continue
                     except BaseException as exc:
                         if not frames:
@@ -335,24 +335,33 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         finally:
             core.pulling = False
 
-    async def _enter(self, target: Any, below: Plan) -> None:
+    async def _enter(self, target: object, below: Plan) -> None:
         """Start reading a delegated ``target``; its updates then take ``below``'s steps."""
         core = self._core
         frames = core.frames
         if frames is None:
             frames = core.frames = []
+        adopted = None
+        source = cast("AsyncIterable[Any]", target)  # a stream or an async iterator
         if isinstance(target, ResponseStream):
             inner: ResponseStream[Any, Any] = target  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
-            iterator, inner_plan, inner_core = await inner._adopt()
+            adopted = await inner._adopt()
+            source = inner
+        if adopted is not None:
+            iterator, inner_plan, inner_core = adopted
             level = len(frames) + 1
             steps = [(t, c, level) for t, c, _ in inner_plan]
             frame = Frame(inner_core, iterator, [*steps, *below])
         else:
-            frame = Frame(None, aiter(target), below)
+            frame = Frame(None, aiter(source), below)
         frames.append(frame)
 
-    async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core]:
-        """Hand this stream's source and steps to the stream delegating to it."""
+    async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core] | None:
+        """Hand this stream's source and steps to the stream delegating to it.
+
+        ``None`` when this stream is part way through delegating itself: then it is
+        read through its own ``__anext__``.
+        """
         core = self._core
         if len(core.stages) != self._depth + 1:
             raise StreamConsumedError("this stream was mapped; delegate to the mapped stream")
@@ -380,6 +389,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             else:
                 assert core.source is not None
                 core.iterator = aiter(core.source)
+        if core.frames or core.backlog:
+            return None
         plan = core.plan
         if plan is None:
             plan = core.plan = self._plan()
@@ -407,7 +418,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         plan: Plan = []
         last = len(self._core.stages) - 1
         for i, stage in enumerate(self._core.stages):
-            if stage.collected is None and stage.direct is None and (i == last or stage.hooks):
+            if stage.collected is None and (i == last or stage.hooks):
                 stage.collected = []
             if stage.transform is not None or stage.collected is not None:
                 plan.append((stage.transform, stage.collected, 0))
@@ -441,7 +452,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
 
     async def _finalize(self, stage: Stage) -> None:
-        if stage.direct is not None:
+        if stage.direct is not None and self._core.completed:
             value = await maybe_await(stage.direct())
         elif stage.finalizer is None:
             value = await self._deferred_final(stage)

@@ -88,8 +88,9 @@ class Stage:
         self.finalizer = finalizer  # None: the final value comes from a deferred stream
         self.hooks = hooks
         # The final value without folding: what the source already knows its
-        # updates amount to. Only valid for this stage's own updates, so a ``map``
-        # without a finalizer (which moves the finalizer up) does not carry it.
+        # updates amount to once it has run to its end. Only valid for this stage's
+        # own updates, so a ``map`` without a finalizer (which moves the finalizer
+        # up) does not carry it; a stream closed early folds what was read instead.
         self.direct = direct
         self.collected: list[Any] | None = None
         self.final: Any = None
@@ -101,6 +102,7 @@ class Core:
 
     __slots__ = (
         "backlog",
+        "completed",
         "consuming",
         "deferred",
         "exhausted",
@@ -125,6 +127,9 @@ class Core:
         # Someone is awaiting the source's next update right now.
         self.pulling = False
         self.exhausted = False
+        # The source ran to its end (it was not closed early and did not fail): only
+        # then is a stage's ``direct`` final value the fold of what was read.
+        self.completed = False
         # For ``from_awaitable``: the setup awaitable until it starts, then the inner
         # stream it resolved to.
         self.setup: Awaitable[ResponseStream[Any, Any]] | None = None
@@ -164,9 +169,11 @@ async def close_source(iterator: object) -> None:
             await aclose()
 
 
-def leave(frame: Frame) -> None:
-    """A delegated source is done: its stream has been read (or failed) for good."""
+def leave(frame: Frame, *, completed: bool = False) -> None:
+    """A delegated source is done: its stream has been read to its end (``completed``),
+    or has failed or been closed, for good."""
     core = frame.core
     if core is not None:
         core.exhausted = True
+        core.completed = completed
         core.pulling = False

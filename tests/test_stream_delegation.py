@@ -344,3 +344,33 @@ async def test_a_new_finalizer_keeps_the_direct_value_for_the_hooks_below() -> N
     _, final = await read(summed)
     assert final == 3
     assert seen_below == ["known"]
+
+
+async def test_a_stream_closed_early_folds_what_was_read_instead() -> None:
+    stream = ResponseStream._of(
+        Numbers([1, 2, 3], wait=True).updates(), finalizer=list, direct=lambda: "known"
+    )  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+    assert await stream.__anext__() == 1
+    await stream.aclose()
+    assert await stream.get_final_response() == [1]  # not the value of a finished run
+
+
+async def test_a_delegated_stream_closed_early_folds_what_was_read_instead() -> None:
+    inner = ResponseStream._of(
+        Numbers([1, 2], wait=True).updates(), finalizer=list, direct=lambda: "known"
+    )  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+    delegator = Delegator(inner)
+    stream = outer_of(delegator.updates())
+    assert [await stream.__anext__(), await stream.__anext__()] == [-1, 1]
+    await stream.aclose()
+    assert await inner.get_final_response() == [1]
+
+
+async def test_a_stream_part_way_through_its_own_delegation_can_be_delegated_to() -> None:
+    inner = Delegator(Numbers([1, 2]).stream())
+    inner_stream = outer_of(inner.updates())
+    assert [await inner_stream.__anext__(), await inner_stream.__anext__()] == [-1, 1]
+    outer = Delegator(inner_stream)
+    seen, _ = await read(outer_of(outer.updates()))
+    assert seen == [-1, 2, 99, 99]
+    assert outer.inner_final == [-1, 1, 2, 99]  # the inner stream's whole fold

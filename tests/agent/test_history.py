@@ -330,3 +330,18 @@ async def test_a_sqlite_append_that_fails_midway_stores_none_of_its_messages(
         assert await store.load("s") == [Message("user", "kept")]
     finally:
         store.close()
+
+
+async def test_a_streaming_run_the_caller_closes_early_stores_nothing() -> None:
+    store = InMemoryHistoryStore()
+    agent = Agent(ScriptedChatClient(["hello there, friend", "second"]), history=store)
+    session = agent.create_session()
+    stream = agent.run("hi", session=session, stream=True)
+    first = await stream.__anext__()
+    await stream.aclose()
+
+    final = await stream.get_final_response()
+    assert final.text == first.text != "hello there, friend"  # what the caller read
+    assert list(await store.load(session.session_id)) == []  # an unfinished run leaves no trace
+    response = await agent.run("again", session=session)  # the session is free again
+    assert response.text == "second"

@@ -136,3 +136,12 @@ async def test_an_agent_can_use_a_tool_loop_as_its_client(stream: bool) -> None:
     assert_history_valid(client.requests)
     if stream:
         assert "".join(u.text for u in updates) == "FIVE"
+
+
+async def test_a_loop_stream_closed_early_ends_with_what_was_read() -> None:
+    loop = ToolLoop(ScriptedChatClient(["hello there, friend"]))
+    stream = loop.get_response([Message("user", "hi")], stream=True)
+    first = await stream.__anext__()
+    await stream.aclose()
+    final = await stream.get_final_response()
+    assert final.text == first.text != "hello there, friend"
