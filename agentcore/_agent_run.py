@@ -8,6 +8,7 @@ commit, so both modes record exactly the same turn.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from operator import is_
 from typing import TYPE_CHECKING, Any, cast
 
 import attrs
@@ -176,9 +177,7 @@ async def prepare(
     tool_index = None
     if run_tools:
         agent_tools = agent.tools
-        if len(run_tools) != len(agent_tools) or any(
-            a is not b for a, b in zip(run_tools, agent_tools, strict=False)
-        ):
+        if len(run_tools) != len(agent_tools) or not all(map(is_, run_tools, agent_tools)):
             # Run tools, middleware or a context provider changed the tools: check
             # them again.
             run_tools = normalize_tools(run_tools)
