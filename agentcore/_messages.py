@@ -21,7 +21,10 @@ _EXACT_CONTENT_TYPES = frozenset(CONTENT_TYPES)
 def _to_contents(value: str | Content | Sequence[Content | str]) -> tuple[Content, ...]:
     if value.__class__ is tuple:
         items = cast("tuple[Content | str, ...]", value)
-        if all(type(c) in _EXACT_CONTENT_TYPES for c in items):
+        for item in items:  # a loop, not all(...): no generator per message
+            if type(item) not in _EXACT_CONTENT_TYPES:
+                break
+        else:
             return cast("tuple[Content, ...]", items)  # already contents: kept (the usual case)
     if isinstance(value, str):
         return (TextContent(value),)

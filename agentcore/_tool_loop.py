@@ -209,6 +209,7 @@ class LoopState:
         finish_reason = None
         response_id = conversation_id = model = created_at = None
         extra: dict[str, Any] | None = None
+        usage: Usage | None = None
         for each in responses:
             response_id = each.response_id or response_id
             conversation_id = each.conversation_id or conversation_id
@@ -217,13 +218,17 @@ class LoopState:
             created_at = created_at or each.created_at
             if each.additional_properties:
                 extra = {**(extra or {}), **each.additional_properties}
+            if each.usage is not None:
+                usage = each.usage if usage is None else usage + each.usage
+        for spent in extra_usage:
+            usage = spent if usage is None else usage + spent
         return LoopSummary(
             tuple(self.produced),
             response_id,
             conversation_id,
             model,
             finish_reason,
-            Usage.sum([*(r.usage for r in responses), *extra_usage]),
+            usage,
             created_at,
             None,
             extra,

@@ -21,7 +21,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few iterations: checks it runs")
     args = parser.parse_args()
-    iterations, repeats, runs = (200, 1, 100) if args.quick else (5000, 5, 1000)
+    iterations, repeats, runs = (200, 1, 100) if args.quick else (5000, 7, 1000)
     results: list[Result] = [
         plain_run(iterations, repeats),
         tool_rounds("one tool round", 1, 25.0, iterations, repeats),
