@@ -241,6 +241,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     iterator = core.iterator = aiter(core.source)
             if not core.general:
                 # A plain source: it never delegates and nothing is injected into it.
+                # (The steps loop is written out again below for the general path,
+                # on purpose: a helper call per update is what this path avoids.)
                 while True:
                     try:
                         update = await iterator.__anext__()
