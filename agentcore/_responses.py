@@ -226,21 +226,14 @@ _AGENT_UPDATE_FIELDS = tuple(f.name for f in attrs.fields(AgentResponseUpdate))
 assert len(_AGENT_UPDATE_FIELDS) == 10, "agent_updates must set every field of AgentResponseUpdate"
 
 
-def agent_update(agent_name: str | None, update: Any) -> AgentResponseUpdate:
-    """``update`` (a chat update, as a run streams it) as an update of ``agent_name``.
-
-    Agent updates pass through unchanged.
-    """
-    return agent_updates(agent_name)(update)
-
-
 def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate]:
     """The per-chunk conversion of one agent's stream: chat updates to agent updates.
 
     It runs for every streamed chunk, so a :class:`ChatResponseUpdate` is turned
     into a new frozen agent update by filling its slots directly (the member
     descriptors attrs' ``__init__`` would reach through ``object.__setattr__``);
-    its contents are a tuple already, so the converter has nothing to do.
+    its contents are a tuple already, so the converter has nothing to do. Agent
+    updates (custom events) pass through unchanged.
     """
     (
         set_contents,

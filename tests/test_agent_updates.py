@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcore import AgentResponseUpdate, ChatResponseUpdate, Message, TextContent
-from agentcore._responses import agent_update, agent_updates
+from agentcore._responses import agent_updates
 
 from .strategies import agent_updates as agent_update_values
 from .strategies import chat_updates, optional_texts
@@ -43,7 +43,7 @@ def test_a_chat_update_becomes_the_agent_update_with_the_same_fields(
 
 @given(update=agent_update_values)
 def test_agent_updates_pass_through_unchanged(update: AgentResponseUpdate) -> None:
-    assert agent_update("someone", update) is update
+    assert agent_updates("someone")(update) is update
 
 
 def test_converted_updates_are_frozen_and_evolve_like_any_other() -> None:
