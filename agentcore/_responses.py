@@ -93,8 +93,7 @@ class ChatResponse(Generic[ValueT]):
     def from_updates(cls, updates: Iterable[ChatResponseUpdate]) -> ChatResponse[None]:
         """Fold streamed updates into the response a non-streamed call would give."""
         fold = _Fold()
-        for update in updates:
-            fold.add(update)
+        fold.add_all(updates)
         return ChatResponse(
             messages=fold.messages(),
             response_id=fold.response_id,
@@ -439,6 +438,50 @@ class _Fold:
         self.usage: Usage | None = None
         self.created_at: str | None = None
         self.additional_properties: dict[str, Any] | None = None
+
+    def add_all(self, updates: Iterable[AnyUpdate]) -> None:
+        """Fold ``updates`` in, in order.
+
+        This runs once per streamed chunk, so the common chunk takes a short path:
+        a chat update holding one piece of plain text that continues the current
+        text run, whose metadata is absent or what the fold already holds. Its
+        text joins the run, which is all :meth:`add` would do with it. Every other
+        update goes through :meth:`add`.
+        """
+        chat = ChatResponseUpdate
+        text_type = TextContent
+        # What the short path needs to know of the fold so far. ``run`` is the
+        # list of pieces of the text run being extended (None: no short path).
+        run: list[str] | None = None
+        role_now = message_id = response_id = model = None
+        has_created_at = False
+        for update in updates:
+            if (
+                run is not None
+                and type(update) is chat
+                and len(contents := update.contents) == 1
+                and type(piece := contents[0]) is text_type
+                and not piece.annotations
+                and ((role := update.role) is None or role == role_now)
+                and ((mid := update.message_id) is None or mid == message_id)
+                and ((rid := update.response_id) is None or rid == response_id)
+                and ((name := update.model) is None or name == model)
+                and (update.created_at is None or has_created_at)
+                and update.finish_reason is None
+                and update.additional_properties is None
+                and update.conversation_id is None
+            ):
+                run.append(piece.text)  # the same as add(), with nothing else to do
+                continue
+            self.add(update)
+            current = self.current
+            last = current.items[-1] if current is not None and current.items else None
+            if current is not None and type(last) is _TextRun:
+                run, role_now, message_id = last.pieces, current.role, current.message_id
+                response_id, model = self.response_id, self.model
+                has_created_at = self.created_at is not None
+            else:
+                run = None
 
     def add(self, update: AnyUpdate) -> None:
         if update.response_id is not None:

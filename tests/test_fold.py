@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import attrs
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcore import (
@@ -28,6 +28,7 @@ from agentcore import (
     Usage,
     UsageContent,
 )
+from agentcore._responses import _Fold  # pyright: ignore[reportPrivateUsage]  # the fold's slow path is the oracle
 from agentcore.testing import chunk_response
 from tests.strategies import finish_reasons, ids, json_objects, optional_ids, texts, usages
 
@@ -382,6 +383,90 @@ def test_chunk_response_cuts_text_into_pieces_of_size() -> None:
     updates = chunk_response(response, size=3)
 
     assert [u.text for u in updates] == ["abc", "def", "gh", ""]
+
+
+# -- the short path for plain text chunks ---------------------------------------------------
+
+
+def _fold_one_at_a_time(updates: list[ChatResponseUpdate]) -> ChatResponse[None]:
+    """The fold without its short path: every update through ``_Fold.add``."""
+    fold = _Fold()
+    for update in updates:
+        fold.add(update)
+    return ChatResponse(
+        messages=fold.messages(),
+        response_id=fold.response_id,
+        conversation_id=fold.conversation_id,
+        model=fold.model,
+        finish_reason=fold.finish_reason,
+        usage=fold.usage,
+        created_at=fold.created_at,
+        additional_properties=fold.additional_properties,
+    )
+
+
+class _SubclassedUpdate(ChatResponseUpdate):
+    """A provider's own update class: never taken by the short path."""
+
+
+_FIELD_VALUES: dict[str, list[Any]] = {
+    "role": ["assistant", "user"],
+    "author_name": ["ann"],
+    "response_id": ["r1", "r2"],
+    "message_id": ["m1", "m2"],
+    "conversation_id": ["c1"],
+    "model": ["m-1", "m-2"],
+    "finish_reason": ["stop"],
+    "created_at": ["t1", "t2"],
+    "additional_properties": [{}, {"k": 1}],
+}
+
+
+@st.composite
+def mixed_updates(draw: st.DrawFn) -> list[ChatResponseUpdate]:
+    """Mostly plain text chunks, each with at most a field or two set that could end
+    (or leave alone) the text run the short path extends."""
+    piece = st.one_of(
+        st.builds(TextContent, st.sampled_from(["a", "b", ""])),
+        st.builds(TextContent, st.just("n"), annotations=st.just((Annotation(),))),
+        st.builds(ReasoningContent, st.just("r"), id=st.sampled_from([None, "r1"])),
+        st.builds(FunctionCallContent, st.sampled_from(["c1", "c2"]), st.just("f")),
+        st.builds(UsageContent, st.builds(Usage, output_tokens=st.integers(0, 3))),
+    )
+    text = st.sampled_from([TextContent("a"), TextContent("b"), TextContent("n", [Annotation()])])
+    updates: list[ChatResponseUpdate] = []
+    for _ in range(draw(st.integers(min_value=0, max_value=12))):
+        if draw(st.integers(min_value=0, max_value=3)):  # three in four: one piece of text
+            contents = [draw(text)]
+        else:
+            contents = draw(st.lists(piece, max_size=2))
+        fields = draw(st.lists(st.sampled_from(sorted(_FIELD_VALUES)), max_size=1))
+        values = {name: draw(st.sampled_from(_FIELD_VALUES[name])) for name in fields}
+        kind = draw(st.sampled_from([ChatResponseUpdate, ChatResponseUpdate, _SubclassedUpdate]))
+        updates.append(kind(contents=contents, **values))
+    return updates
+
+
+@settings(max_examples=400)  # the interesting runs are long: plain chunks, then one field
+@given(updates=mixed_updates())
+def test_the_short_path_for_text_chunks_agrees_with_folding_each_update(
+    updates: list[ChatResponseUpdate],
+) -> None:
+    folded = ChatResponse.from_updates(updates)
+
+    assert folded == _fold_one_at_a_time(updates)
+    assert folded.additional_properties == _fold_one_at_a_time(updates).additional_properties
+
+
+def test_text_chunks_repeating_the_response_metadata_stay_one_text() -> None:
+    # What an OpenAI-style stream sends: the same id, model and time on every chunk.
+    same = {"response_id": "r1", "model": "m-1", "created_at": "t1", "message_id": "m1"}
+    updates = [ChatResponseUpdate(contents=[TextContent(t)], **same) for t in ("a", "b", "c")]
+
+    folded = ChatResponse.from_updates([ChatResponseUpdate(role="assistant"), *updates])
+
+    assert folded.messages == (Message("assistant", [TextContent("abc")], message_id="m1"),)
+    assert (folded.response_id, folded.model, folded.created_at) == ("r1", "m-1", "t1")
 
 
 # -- AgentResponse ----------------------------------------------------------------------------
