@@ -91,27 +91,36 @@ def _open_stream(
 
     Read as the run produced them, the updates fold into the response the run
     commits, so that is the final value; transforms stacked by agent middleware
-    get the fold of what they produced.
+    get the fold of what they produced. The stream keeps the loop's updates, not
+    the agent updates made of them, for the fold it needs only if it is closed
+    early: the caller's agent updates are freed as soon as the caller drops them.
     """
     record = _StreamRecord()
+    convert = support.to_agent_update
     stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the agent builds its run's stream
         _stream_source(agent, support, context, pipelines, config, record),
-        finalizer=_stream_finalizer(context),
+        finalizer=_stream_finalizer(context, convert),
         direct=record.committed,
-        transform=support.to_agent_update,
+        transform=convert,
+        collects_inputs=True,
     )
     record.stream = stream
     return stream
 
 
 def _stream_finalizer(
-    context: AgentContext,
-) -> Callable[[Sequence[AgentResponseUpdate]], AgentResponse[Any]]:
-    """The final value of a stream agent middleware transformed: the fold of what it
-    produced, with structured output parsed from it."""
+    context: AgentContext, convert: Callable[[Any], AgentResponseUpdate]
+) -> Callable[[Sequence[Any]], AgentResponse[Any]]:
+    """The final value of a stream that was closed early or transformed by agent
+    middleware: the fold of what was read, with structured output parsed from it.
 
-    def finalize(updates: Sequence[AgentResponseUpdate]) -> AgentResponse[Any]:
-        folded = AgentResponse.from_updates(updates)
+    ``updates`` are what the consumer read: the loop's (chat) updates of a stream
+    closed early, or the agent updates of a transformed one; ``convert`` makes
+    each an agent update (agent updates pass unchanged).
+    """
+
+    def finalize(updates: Sequence[Any]) -> AgentResponse[Any]:
+        folded = AgentResponse.from_updates(map(convert, updates))
         response_format = context.options.get("response_format")
         if response_format is None or folded.approval_requests:
             return folded

@@ -113,12 +113,15 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         finalizer: Finalizer,
         direct: Callable[[], Any] | None = None,
         transform: Callable[[Any], Any] | None = None,
+        collects_inputs: bool = False,
     ) -> ResponseStream[Any, Any]:
         """A stream whose first stage transforms the source's updates, and whose
-        final value is ``direct()`` unless transforms are stacked on it (then
-        ``finalizer`` folds what the consumer saw)."""
+        final value is ``direct()`` if it is read unchanged to its end; otherwise
+        ``finalizer`` folds what the consumer saw (or, with ``collects_inputs``,
+        the source's updates the consumer saw, before ``transform``)."""
         stream: ResponseStream[Any, Any] = object.__new__(ResponseStream)  # pyright: ignore[reportUnknownVariableType]  # a bare instance, typed as the caller needs
-        core = stream._core = Core(source, Stage(transform, finalizer, [], direct))
+        stage = Stage(transform, finalizer, [], direct, collects_inputs)
+        core = stream._core = Core(source, stage)
         core.general = True
         stream._depth = 0
         return stream
@@ -422,7 +425,10 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         for i, stage in enumerate(self._core.stages):
             if stage.collected is None and (i == last or stage.hooks):
                 stage.collected = []
-            if stage.transform is not None or stage.collected is not None:
+            if stage.collects_inputs and stage.collected is not None:
+                plan.append((None, stage.collected, 0))
+                plan.append((stage.transform, None, 0))
+            elif stage.transform is not None or stage.collected is not None:
                 plan.append((stage.transform, stage.collected, 0))
         return plan
 

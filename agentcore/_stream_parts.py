@@ -75,7 +75,16 @@ class Frame:
 class Stage:
     """One layer of a stream: a transform, a finalizer and result hooks."""
 
-    __slots__ = ("collected", "direct", "final", "finalized", "finalizer", "hooks", "transform")
+    __slots__ = (
+        "collected",
+        "collects_inputs",
+        "direct",
+        "final",
+        "finalized",
+        "finalizer",
+        "hooks",
+        "transform",
+    )
 
     def __init__(
         self,
@@ -83,6 +92,7 @@ class Stage:
         finalizer: Finalizer | None,
         hooks: list[ResultHook],
         direct: Callable[[], Any] | None = None,
+        collects_inputs: bool = False,
     ) -> None:
         self.transform = transform
         self.finalizer = finalizer  # None: the final value comes from a deferred stream
@@ -92,6 +102,12 @@ class Stage:
         # own updates, so a ``map`` without a finalizer (which moves the finalizer
         # up) does not carry it; a stream closed early folds what was read instead.
         self.direct = direct
+        # Whether this stage collects what reaches its transform rather than what
+        # the transform returns (its finalizer then transforms them itself). A
+        # stage whose final value is usually ``direct`` need not keep every
+        # transformed update alive for a fold that is only needed if the stream
+        # closes early.
+        self.collects_inputs = collects_inputs
         self.collected: list[Any] | None = None
         self.final: Any = None
         self.finalized = False

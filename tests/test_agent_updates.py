@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import attrs
 from hypothesis import given
 from hypothesis import strategies as st
@@ -71,3 +74,15 @@ def test_text_joins_the_text_contents_whatever_their_number(texts: list[str]) ->
     contents = tuple(TextContent(t) for t in texts)
     assert ChatResponseUpdate(contents=contents).text == "".join(texts)
     assert Message("assistant", contents).text == "".join(texts)
+
+
+def test_converted_updates_hash_copy_and_pickle_like_constructed_ones() -> None:
+    update = ChatResponseUpdate(contents=(TextContent("hi"),), role="assistant", message_id="m")
+    converted = agent_updates("bot")(update)
+    expected = built(update, "bot")
+    assert hash(converted) == hash(expected)
+    assert copy.copy(converted) == expected
+    assert copy.deepcopy(converted) == expected
+    restored = pickle.loads(pickle.dumps(converted))
+    assert type(restored) is AgentResponseUpdate
+    assert restored == expected

@@ -374,3 +374,48 @@ async def test_a_stream_part_way_through_its_own_delegation_can_be_delegated_to(
     seen, _ = await read(outer_of(outer.updates()))
     assert seen == [-1, 2, 99, 99]
     assert outer.inner_final == [-1, 1, 2, 99]  # the inner stream's whole fold
+
+
+# -- a stage that collects its transform's inputs ----------------------------------------
+
+
+def inputs_of(
+    source: AsyncGenerator[int, None], direct: Callable[[], Any] | None = None
+) -> ResponseStream[str, Any]:
+    """Updates turned into strings; what the finalizer folds is the ints read."""
+    return ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+        source, finalizer=list, direct=direct, transform=str, collects_inputs=True
+    )
+
+
+async def test_a_stage_collecting_inputs_folds_what_reached_its_transform() -> None:
+    seen, final = await read(inputs_of(Numbers([1, 2]).updates()))
+    assert seen == ["1", "2"]
+    assert final == [1, 2]
+
+
+async def test_a_stage_collecting_inputs_closed_early_folds_the_inputs_read() -> None:
+    stream = inputs_of(Numbers([1, 2, 3], wait=True).updates(), direct=lambda: "known")
+    assert await stream.__anext__() == "1"
+    await stream.aclose()
+    assert await stream.get_final_response() == [1]
+
+
+async def test_a_stage_collecting_inputs_read_to_its_end_has_its_direct_value() -> None:
+    _, final = await read(inputs_of(Numbers([1, 2]).updates(), direct=lambda: "known"))
+    assert final == "known"
+
+
+async def test_a_map_on_a_stage_collecting_inputs_folds_the_mapped_updates() -> None:
+    mapped = inputs_of(Numbers([1, 2]).updates(), direct=lambda: "known").map(lambda s: s + "!")
+    seen, final = await read(mapped)
+    assert seen == ["1!", "2!"]
+    assert final == ["1!", "2!"]  # the moved finalizer folds what the consumer saw
+
+
+async def test_a_delegated_stage_collecting_inputs_keeps_them_for_its_own_final() -> None:
+    inner = inputs_of(Numbers([1, 2]).updates())
+    delegator = Delegator(inner)
+    seen, _ = await read(outer_of(delegator.updates()))
+    assert seen == [-1, "1", "2", 99]
+    assert delegator.inner_final == [1, 2]

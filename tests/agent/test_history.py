@@ -14,6 +14,9 @@ import pytest
 
 from agentcore import (
     Agent,
+    AgentResponse,
+    AgentResponseUpdate,
+    CustomEvent,
     DataContent,
     FunctionCallContent,
     FunctionResultContent,
@@ -22,6 +25,7 @@ from agentcore import (
     Message,
     ReasoningContent,
     SqliteHistoryStore,
+    ToolContext,
     tool,
 )
 from agentcore.errors import TransientError
@@ -345,3 +349,28 @@ async def test_a_streaming_run_the_caller_closes_early_stores_nothing() -> None:
     assert list(await store.load(session.session_id)) == []  # an unfinished run leaves no trace
     response = await agent.run("again", session=session)  # the session is free again
     assert response.text == "second"
+
+
+async def test_a_stream_closed_after_a_tool_round_ends_with_the_fold_of_what_was_read() -> None:
+    @tool
+    async def lookup(city: str, context: ToolContext) -> str:
+        """Look the weather up."""
+        await context.emit(city)
+        return f"sunny in {city}"
+
+    turns = [call_turn("lookup", '{"city": "Oslo"}'), answer_turn("It is sunny, I checked.")]
+    agent = Agent(ScriptedChatClient(turns), name="bot", tools=[lookup])
+    stream = agent.run("weather?", stream=True)
+    read: list[AgentResponseUpdate] = []
+    async for update in stream:
+        read.append(update)
+        if any(isinstance(c, FunctionResultContent) for c in update.contents):
+            break
+    await stream.aclose()
+
+    final = await stream.get_final_response()
+    assert final == AgentResponse.from_updates(read)
+    assert final.agent_name == "bot"
+    assert final.events == (CustomEvent("tool_progress", "Oslo", source="lookup"),)
+    kinds = [type(c) for m in final.messages for c in m.contents]
+    assert kinds == [FunctionCallContent, FunctionResultContent]  # no answer: it was not read
