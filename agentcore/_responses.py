@@ -232,11 +232,11 @@ class _FillableAgentUpdate:
     none. Instances of this class never leave ``agent_updates``.
     """
 
-    __slots__ = AgentResponseUpdate.__slots__
+    __slots__ = tuple(f.name for f in attrs.fields(AgentResponseUpdate))
 
 
-assert _FillableAgentUpdate.__slots__ == tuple(f.name for f in attrs.fields(AgentResponseUpdate)), (
-    "agent_updates must fill every field of AgentResponseUpdate"
+assert vars(AgentResponseUpdate)["__slots__"] == _FillableAgentUpdate.__slots__, (
+    "_FillableAgentUpdate must have exactly the slots of AgentResponseUpdate"
 )
 
 

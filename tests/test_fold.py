@@ -437,11 +437,13 @@ def mixed_updates(draw: st.DrawFn) -> list[ChatResponseUpdate]:
     updates: list[ChatResponseUpdate] = []
     for _ in range(draw(st.integers(min_value=0, max_value=12))):
         if draw(st.integers(min_value=0, max_value=3)):  # three in four: one piece of text
-            contents = [draw(text)]
+            contents: list[Content] = [draw(text)]
         else:
             contents = draw(st.lists(piece, max_size=2))
         fields = draw(st.lists(st.sampled_from(sorted(_FIELD_VALUES)), max_size=1))
-        values = {name: draw(st.sampled_from(_FIELD_VALUES[name])) for name in fields}
+        values: dict[str, Any] = {
+            name: draw(st.sampled_from(_FIELD_VALUES[name])) for name in fields
+        }
         kind = draw(st.sampled_from([ChatResponseUpdate, ChatResponseUpdate, _SubclassedUpdate]))
         updates.append(kind(contents=contents, **values))
     return updates
@@ -460,8 +462,12 @@ def test_the_short_path_for_text_chunks_agrees_with_folding_each_update(
 
 def test_text_chunks_repeating_the_response_metadata_stay_one_text() -> None:
     # What an OpenAI-style stream sends: the same id, model and time on every chunk.
-    same = {"response_id": "r1", "model": "m-1", "created_at": "t1", "message_id": "m1"}
-    updates = [ChatResponseUpdate(contents=[TextContent(t)], **same) for t in ("a", "b", "c")]
+    updates = [
+        ChatResponseUpdate(
+            [TextContent(t)], response_id="r1", model="m-1", created_at="t1", message_id="m1"
+        )
+        for t in ("a", "b", "c")
+    ]
 
     folded = ChatResponse.from_updates([ChatResponseUpdate(role="assistant"), *updates])
 
