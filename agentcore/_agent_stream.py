@@ -99,7 +99,7 @@ def _open_stream(
     convert = support.to_agent_update
     stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the agent builds its run's stream
         _stream_source(agent, support, context, pipelines, config, record),
-        finalizer=_stream_finalizer(context, convert),
+        finalizer=_stream_finalizer(context.options.get("response_format"), convert),
         direct=record.committed,
         transform=convert,
         collects_inputs=True,
@@ -109,19 +109,20 @@ def _open_stream(
 
 
 def _stream_finalizer(
-    context: AgentContext, convert: Callable[[Any], AgentResponseUpdate]
+    response_format: Any, convert: Callable[[Any], AgentResponseUpdate]
 ) -> Callable[[Sequence[Any]], AgentResponse[Any]]:
     """The final value of a stream that was closed early or transformed by agent
     middleware: the fold of what was read, with structured output parsed from it.
 
     ``updates`` are what the consumer read: the loop's (chat) updates of a stream
     closed early, or the agent updates of a transformed one; ``convert`` makes
-    each an agent update (agent updates pass unchanged).
+    each an agent update (agent updates pass unchanged). The finalizer holds the
+    run's ``response_format``, not its context: the context holds the stream, and
+    a cycle between them would be left for the garbage collector.
     """
 
     def finalize(updates: Sequence[Any]) -> AgentResponse[Any]:
         folded = AgentResponse.from_updates(map(convert, updates))
-        response_format = context.options.get("response_format")
         if response_format is None or folded.approval_requests:
             return folded
         value = parse_answer(response_format, folded.messages)
@@ -149,7 +150,9 @@ async def _stream_source(
             await turns.enter(session_id)  # runs of one session take turns
         try:
             prepared = await prepare(agent, support, context, pipelines, config)
-            stream = record.stream
+            # Taken off the record, which the stream holds: no reference cycle is
+            # left for the garbage collector once the run is over.
+            stream, record.stream = record.stream, None
             assert stream is not None
             name = agent.name
 

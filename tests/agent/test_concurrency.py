@@ -13,12 +13,17 @@ import pytest
 
 from agentcore import (
     Agent,
+    AgentContext,
     AgentSession,
+    CallNext,
+    ChatContext,
     ChatResponse,
     FunctionCallContent,
+    FunctionInvocationContext,
     FunctionResultContent,
     InMemoryHistoryStore,
     Message,
+    ResponseStream,
     tool,
 )
 from agentcore.testing import FunctionChatClient
@@ -131,3 +136,40 @@ async def test_memory_returns_to_the_baseline_after_many_concurrent_runs(stream:
         tracemalloc.stop()
 
     assert retained < 256 * 1024, f"{retained} bytes retained after {RUNS} runs"
+
+
+async def _noop_agent_middleware(context: AgentContext, call_next: CallNext) -> None:
+    await call_next()
+
+
+async def _mapping_chat_middleware(context: ChatContext, call_next: CallNext) -> None:
+    await call_next()
+    if isinstance(context.result, ResponseStream):
+        context.result = context.result.map(lambda update: update)
+
+
+async def _noop_function_middleware(
+    context: FunctionInvocationContext, call_next: CallNext
+) -> None:
+    await call_next()
+
+
+async def test_a_finished_run_leaves_nothing_for_the_cycle_collector(stream: bool) -> None:
+    """What a run builds is freed by reference counting as soon as the run is over:
+    no reference cycle is left to wait for the garbage collector (which would cost
+    a collection pass, and hold the run's memory until then)."""
+    middleware = [_noop_agent_middleware, _mapping_chat_middleware, _noop_function_middleware]
+    agent = Agent(
+        FunctionChatClient(_echo_model), "Echo the stamp.", tools=[stamp], middleware=middleware
+    )
+    await run_agent(agent, "warm-up", stream=stream)
+    gc.collect()
+    gc.disable()
+    try:
+        outcome = await run_agent(agent, "token-1", stream=stream)
+        assert outcome.response.text == "echo stamped token-1"
+        del outcome
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert unreachable == 0
