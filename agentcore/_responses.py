@@ -94,16 +94,7 @@ class ChatResponse(Generic[ValueT]):
         """Fold streamed updates into the response a non-streamed call would give."""
         fold = _Fold()
         fold.add_all(updates)
-        return ChatResponse(
-            messages=fold.messages(),
-            response_id=fold.response_id,
-            conversation_id=fold.conversation_id,
-            model=fold.model,
-            finish_reason=fold.finish_reason,
-            usage=fold.usage,
-            created_at=fold.created_at,
-            additional_properties=fold.additional_properties,
-        )
+        return fold.chat_response()
 
 
 @attrs.frozen
@@ -532,3 +523,16 @@ class _Fold:
 
     def messages(self) -> tuple[Message, ...]:
         return tuple(f.build() for f in self.folds if f.items)
+
+    def chat_response(self) -> ChatResponse[None]:
+        """What the updates folded so far amount to."""
+        return ChatResponse(
+            messages=self.messages(),
+            response_id=self.response_id,
+            conversation_id=self.conversation_id,
+            model=self.model,
+            finish_reason=self.finish_reason,
+            usage=self.usage,
+            created_at=self.created_at,
+            additional_properties=self.additional_properties,
+        )

@@ -393,16 +393,7 @@ def _fold_one_at_a_time(updates: list[ChatResponseUpdate]) -> ChatResponse[None]
     fold = _Fold()
     for update in updates:
         fold.add(update)
-    return ChatResponse(
-        messages=fold.messages(),
-        response_id=fold.response_id,
-        conversation_id=fold.conversation_id,
-        model=fold.model,
-        finish_reason=fold.finish_reason,
-        usage=fold.usage,
-        created_at=fold.created_at,
-        additional_properties=fold.additional_properties,
-    )
+    return fold.chat_response()
 
 
 class _SubclassedUpdate(ChatResponseUpdate):
