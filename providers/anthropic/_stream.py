@@ -27,6 +27,7 @@ from agentcore import (
     TextContent,
     UsageContent,
 )
+from agentcore.sse import SseEvent, server_sent_events
 from providers.anthropic._options import PROVIDER, THINKING_ID
 from providers.anthropic._response import (
     annotation,
@@ -39,7 +40,6 @@ from providers.anthropic._response import (
     text_content,
     usage_from,
 )
-from providers.anthropic._sse import SseEvent, SseReader
 
 __all__ = ["StreamParser", "iterate_response"]
 
@@ -261,18 +261,13 @@ async def iterate_response(
     suspended. Closing the generator early closes the response (and the
     connection) at once.
     """
-    reader = SseReader()
     chunks = response.aiter_bytes()
     finished = False
     try:
-        async for chunk in chunks:
-            for sse in reader.feed(chunk):
-                for update in _feed(parser, sse):
-                    yield update
-        finished = True
-        for sse in reader.close():
+        async for sse in server_sent_events(chunks):
             for update in _feed(parser, sse):
                 yield update
+        finished = True
         for update in parser.close():
             yield update
     finally:

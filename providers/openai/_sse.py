@@ -9,44 +9,17 @@ closes the connection at once, on asyncio and trio alike.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 
 import anyio
 import httpx2
 
+from agentcore import sse
 from agentcore.errors import TransientError
 from providers.openai._errors import PROVIDER
 
 __all__ = ["drain", "server_sent_events"]
-
-
-class _EventBuilder:
-    """The SSE line protocol: ``event:`` and ``data:`` fields, a blank line ends an event."""
-
-    def __init__(self) -> None:
-        self.event: str | None = None
-        self.data: list[str] = []
-
-    def line(self, line: str) -> tuple[str | None, str] | None:
-        line = line.removesuffix("\r")
-        if not line:
-            return self.dispatch()
-        if line.startswith(":"):
-            return None
-        field, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if field == "event":
-            self.event = value
-        elif field == "data":
-            self.data.append(value)
-        return None
-
-    def dispatch(self) -> tuple[str | None, str] | None:
-        event, data = self.event, self.data
-        self.event, self.data = None, []
-        return (event, "\n".join(data)) if data else None
 
 
 async def _abandon(response: httpx2.Response, body: AsyncGenerator[bytes, None]) -> None:
@@ -69,19 +42,11 @@ async def server_sent_events(
     Transport failures while reading become :class:`~agentcore.errors.TransientError`.
     Closing the generator before the body ended closes the connection.
     """
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    builder = _EventBuilder()
-    pending = ""
     body = response.aiter_bytes()
     finished = False
     try:
-        async for chunk in body:
-            pending += decoder.decode(chunk)
-            *lines, pending = pending.split("\n")
-            for line in lines:
-                event = builder.line(line)
-                if event is not None:
-                    yield event
+        async for event in sse.server_sent_events(body):
+            yield event.event, event.data
         finished = True
     except httpx2.TimeoutException as exc:
         raise TransientError("the OpenAI stream timed out", provider=PROVIDER) from exc
@@ -90,14 +55,6 @@ async def server_sent_events(
     finally:
         if not finished:
             await _abandon(response, body)
-    pending += decoder.decode(b"", final=True)
-    for line in pending.split("\n"):
-        event = builder.line(line)
-        if event is not None:
-            yield event
-    event = builder.dispatch()
-    if event is not None:
-        yield event
 
 
 _DRAIN_SECONDS = 1.0
