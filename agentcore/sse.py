@@ -9,19 +9,21 @@ adapter reads a stream with::
     async for event in server_sent_events(response.aiter_bytes()):
         ...
 
-Only decoding lives here. Which events matter (Anthropic's SDK, for one, skips events
-without an ``event:`` line) and how to close the connection when the consumer leaves
-early are the adapter's business.
+When the consumer leaves before the end, :func:`close_body` closes the connection
+without stranding the HTTP client's generators. Which events matter (Anthropic's SDK,
+for one, skips events without an ``event:`` line) is the adapter's business.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
+import anyio
 import attrs
 
-__all__ = ["SseDecoder", "SseEvent", "server_sent_events"]
+__all__ = ["SseDecoder", "SseEvent", "close_body", "server_sent_events"]
 
 
 @attrs.frozen
@@ -139,9 +141,31 @@ def server_sent_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[SseEvent]:
     The end of ``chunks`` is the end of the body (see :meth:`SseDecoder.close`); an
     exception from ``chunks`` propagates. The iterator holds nothing open and is no
     generator, so leaving the loop early leaves it nothing to clean up: ``chunks``
-    stays where it was, and closing it (and the connection) is the caller's to do.
+    stays where it was, and closing it (and the connection) is the caller's to do,
+    with :func:`close_body`.
     """
     return _Events(chunks)
+
+
+async def close_body(close: Callable[[], Awaitable[object]], chunks: AsyncIterator[Any]) -> None:
+    """Close a streamed body that may not have been read to its end.
+
+    ``close`` (the response's ``aclose``) runs first, so the connection closes at once;
+    then ``chunks`` is read to its end, which on a closed connection comes at once (what
+    reading it raises then is swallowed: the body is being given up). It all runs
+    shielded, so it completes when a stream is closed by cancellation. Call it in a
+    ``finally`` around the loop over the body.
+
+    Why: httpx and httpx2 read a body through a chain of async generators. Closing the
+    connection, or the outer generator, leaves the inner ones suspended; the garbage
+    collector finds them later, and trio reports each one as a ``ResourceWarning``.
+    Read to its end, every generator of the chain finishes.
+    """
+    with anyio.CancelScope(shield=True):
+        await close()
+        with contextlib.suppress(Exception):
+            async for _ in chunks:
+                pass
 
 
 class _Events:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncIterator, Sequence
+from types import AsyncGeneratorType
 
+import anyio
+import anyio.lowlevel
 import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcore.sse import SseDecoder, SseEvent, server_sent_events
+from agentcore.sse import SseDecoder, SseEvent, close_body, server_sent_events
 
 
 def decode(*chunks: bytes) -> list[SseEvent]:
@@ -343,3 +346,78 @@ async def test_any_async_iterable_of_bytes_will_do(anyio_backend: str) -> None:
             return _chunks(b"data: from an iterable\n\n")
 
     assert [event async for event in server_sent_events(Body())] == [SseEvent("from an iterable")]
+
+
+# -- closing a body early ----------------------------------------------------------------
+
+
+class Connection:
+    """A stand-in for an HTTP connection read through a chain of async generators, the
+    way httpx2 reads a body: ``body()`` wraps ``_raw()``, which fails once closed."""
+
+    def __init__(self, *pieces: bytes) -> None:
+        self.pieces = list(pieces)
+        self.closed = False
+        self.reads_after_close = 0
+        self.raw: AsyncIterator[bytes] | None = None
+
+    async def aclose(self) -> None:
+        await anyio.lowlevel.checkpoint()  # as closing a socket has one
+        self.closed = True
+
+    async def _raw(self) -> AsyncIterator[bytes]:
+        for piece in self.pieces:
+            if self.closed:
+                self.reads_after_close += 1
+                raise ConnectionError("the connection is closed")
+            yield piece
+
+    async def body(self) -> AsyncIterator[bytes]:
+        self.raw = self._raw()
+        async for piece in self.raw:
+            yield piece
+
+
+def finished(generator: AsyncIterator[bytes] | None) -> bool:
+    """Whether an async generator has run to its end (no frame left suspended)."""
+    assert isinstance(generator, AsyncGeneratorType)
+    return generator.ag_frame is None
+
+
+@pytest.mark.anyio
+async def test_close_body_closes_first_then_finishes_every_generator(anyio_backend: str) -> None:
+    connection = Connection(b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n")
+    chunks = connection.body()
+    async for event in server_sent_events(chunks):
+        assert event == SseEvent("1")
+        break
+    await close_body(connection.aclose, chunks)
+    assert connection.closed
+    assert connection.reads_after_close == 1  # the rest was not read: the drain failed at once
+    assert finished(chunks)
+    assert finished(connection.raw)
+
+
+@pytest.mark.anyio
+async def test_close_body_after_the_end_of_the_body_only_closes(anyio_backend: str) -> None:
+    connection = Connection(b"data: 1\n\n")
+    chunks = connection.body()
+    assert [event async for event in server_sent_events(chunks)] == [SseEvent("1")]
+    await close_body(connection.aclose, chunks)
+    assert connection.closed
+    assert connection.reads_after_close == 0
+
+
+@pytest.mark.anyio
+async def test_close_body_completes_under_cancellation(anyio_backend: str) -> None:
+    connection = Connection(b"data: 1\n\n", b"data: 2\n\n")
+    chunks = connection.body()
+    await anext(chunks)
+    with anyio.CancelScope() as scope:
+        scope.cancel()
+        await close_body(connection.aclose, chunks)  # checkpoints inside, shielded
+        await anyio.lowlevel.checkpoint()  # the cancellation is delivered after it
+        pytest.fail("the scope was cancelled")
+    assert connection.closed
+    assert finished(chunks)
+    assert finished(connection.raw)

@@ -8,12 +8,10 @@ the fold of the updates equals the non-streamed response.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
-import anyio
 import httpx2
 
 from agentcore import (
@@ -27,7 +25,7 @@ from agentcore import (
     TextContent,
     UsageContent,
 )
-from agentcore.sse import SseEvent, server_sent_events
+from agentcore.sse import SseEvent, close_body, server_sent_events
 from providers.anthropic._options import PROVIDER, THINKING_ID
 from providers.anthropic._response import (
     annotation,
@@ -262,25 +260,14 @@ async def iterate_response(
     connection) at once.
     """
     chunks = response.aiter_bytes()
-    finished = False
     try:
         async for sse in server_sent_events(chunks):
             for update in _feed(parser, sse):
                 yield update
-        finished = True
         for update in parser.close():
             yield update
     finally:
-        with anyio.CancelScope(shield=True):
-            # Close the connection first, then let the body's generators run to
-            # their end (they stop on the closed socket): closing them while they
-            # wait at a ``yield`` would leave httpx2's inner generators suspended,
-            # which trio reports as a ResourceWarning.
-            await response.aclose()
-            if not finished:
-                with contextlib.suppress(httpx2.HTTPError, httpx2.StreamError):
-                    async for _ in chunks:
-                        pass
+        await close_body(response.aclose, chunks)  # the connection, then the generators
 
 
 def _feed(parser: StreamParser, sse: SseEvent) -> list[ChatResponseUpdate]:

@@ -9,7 +9,6 @@ closes the connection at once, on asyncio and trio alike.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 
 import anyio
@@ -20,18 +19,6 @@ from agentcore.errors import TransientError
 from providers.openai._errors import PROVIDER
 
 __all__ = ["drain", "server_sent_events"]
-
-
-async def _abandon(response: httpx2.Response, body: AsyncGenerator[bytes, None]) -> None:
-    # Close the connection first, then run the body's generators to their end
-    # (they fail on the closed socket): closing them while they wait at a
-    # ``yield`` would leave httpx2's inner generators suspended, which trio
-    # reports as a ResourceWarning.
-    with anyio.CancelScope(shield=True):
-        await response.aclose()
-        with contextlib.suppress(httpx2.HTTPError, httpx2.StreamError):
-            async for _ in body:
-                pass
 
 
 async def server_sent_events(
@@ -54,7 +41,7 @@ async def server_sent_events(
         raise TransientError(f"the OpenAI stream broke off: {exc}", provider=PROVIDER) from exc
     finally:
         if not finished:
-            await _abandon(response, body)
+            await sse.close_body(response.aclose, body)
 
 
 _DRAIN_SECONDS = 1.0
