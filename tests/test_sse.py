@@ -421,3 +421,17 @@ async def test_close_body_completes_under_cancellation(anyio_backend: str) -> No
     assert connection.closed
     assert finished(chunks)
     assert finished(connection.raw)
+
+
+@pytest.mark.anyio
+async def test_close_body_reads_and_drops_what_the_source_still_gives(anyio_backend: str) -> None:
+    closed: list[bool] = []
+
+    async def close() -> None:
+        closed.append(True)
+
+    chunks = _chunks(b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n")
+    await anext(chunks)
+    await close_body(close, chunks)  # a source that still has data after the close
+    assert closed == [True]
+    assert finished(chunks)
