@@ -21,9 +21,18 @@
 Retry, fallback and rate-limit middleware look only at these classes and at
 ``retryable`` / ``retry_after``, never at provider exceptions; the provider's
 exception stays available as ``__cause__``.
+
+An adapter over HTTP maps an error status with :func:`error_for_status` and reads
+``Retry-After`` headers with :func:`retry_after_seconds`.
 """
 
 from __future__ import annotations
+
+import datetime
+import email.utils
+import math
+import time
+from collections.abc import Mapping
 
 __all__ = [
     "AgentcoreError",
@@ -41,6 +50,8 @@ __all__ = [
     "ToolError",
     "TransientError",
     "UnknownToolError",
+    "error_for_status",
+    "retry_after_seconds",
 ]
 
 
@@ -147,3 +158,137 @@ class StructuredOutputError(AgentcoreError):
 
 class RunStateError(AgentcoreError):
     """A run cannot go on as asked (a session in use, a stale resume state, ...)."""
+
+
+# -- mapping an HTTP error status --------------------------------------------------------
+
+_CONTEXT_LENGTH_CODES = frozenset(
+    {"context_length_exceeded", "string_above_max_length", "exceed_context_size_error"}
+)
+# How services word it: OpenAI and vLLM ("maximum context length"), llama.cpp ("context
+# size"), Anthropic ("prompt is too long"), and the "context window" of several.
+_CONTEXT_LENGTH_PHRASES = (
+    "context length",
+    "context_length_exceeded",
+    "context size",
+    "context window",
+    "prompt is too long",
+)
+_CONTENT_FILTER_CODES = frozenset(
+    {"content_filter", "content_policy_violation", "image_content_policy_violation"}
+)
+
+
+def error_for_status(
+    status: int,
+    message: str,
+    *,
+    provider: str,
+    headers: Mapping[str, str] | None = None,
+    code: str | None = None,
+) -> ChatClientError:
+    """The taxonomy's error for an HTTP error status. It is returned, not raised::
+
+        raise error_for_status(status, text, provider="my-service", headers=headers) from exc
+
+    ::
+
+        401, 403                                     AuthenticationError
+        404                                          ModelNotFoundError
+        429                                          RateLimitedError
+        408, 409, 5xx                                TransientError
+        400, 413, 422 saying the prompt is too long  ContextLengthExceededError
+        400, 413, 422 with a content-filter code     ContentFilteredError
+        other 4xx                                    InvalidRequestError
+        1xx to 3xx                                   ChatClientError
+
+    ``message`` (the service's error text, or its whole error body) becomes the
+    error's message. A prompt is too long when ``code`` says so
+    (``context_length_exceeded``, ...) or ``message`` does in one of the services'
+    wordings ("maximum context length", "context size", "prompt is too long", ...);
+    the content-filter codes are ``content_filter``, ``content_policy_violation`` and
+    ``image_content_policy_violation``. ``retry_after`` comes from ``headers`` for
+    every status (services send it with 429 and 503; see :func:`retry_after_seconds`).
+    A ``status`` that is not an ``int`` raises ``TypeError``; one outside the HTTP
+    range (100 to 599) raises ``ValueError``.
+    """
+    if isinstance(status, bool) or not isinstance(status, int):
+        raise TypeError(f"status must be an int HTTP status code, got {status!r}")
+    if not 100 <= status <= 599:
+        raise ValueError(f"status must be an HTTP status code from 100 to 599, got {status}")
+    cls = _class_for_status(status, message, code.lower() if code else None)
+    return cls(
+        message,
+        status_code=status,
+        provider=provider,
+        retry_after=retry_after_seconds(headers),
+    )
+
+
+def _class_for_status(status: int, message: str, code: str | None) -> type[ChatClientError]:
+    if status in (401, 403):
+        return AuthenticationError
+    if status == 404:
+        return ModelNotFoundError
+    if status == 429:
+        return RateLimitedError
+    if status in (408, 409) or status >= 500:
+        return TransientError
+    if status < 400:
+        return ChatClientError
+    if status in (400, 413, 422):
+        lowered = message.lower()
+        if code in _CONTEXT_LENGTH_CODES or any(p in lowered for p in _CONTEXT_LENGTH_PHRASES):
+            return ContextLengthExceededError
+        if code in _CONTENT_FILTER_CODES:
+            return ContentFilteredError
+    return InvalidRequestError
+
+
+def retry_after_seconds(
+    headers: Mapping[str, str] | None, *, now: float | None = None
+) -> float | None:
+    """How many seconds a response's headers ask a client to wait, or ``None``.
+
+    ``retry-after-ms`` (milliseconds, as OpenAI and Anthropic send it) wins over
+    ``retry-after``, which is seconds or an HTTP date; a date gives the seconds from
+    ``now`` (``time.time()`` by default), never fewer than zero. Header names match in
+    any case. A value that is negative, not a number or not a date counts as absent.
+    """
+    if not headers:
+        return None
+    millis = _number(_header(headers, "retry-after-ms"))
+    if millis is not None:
+        return millis / 1000.0
+    value = _header(headers, "retry-after")
+    if value is None:
+        return None
+    seconds = _number(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000", or no zone at all: HTTP dates are in GMT
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    """``headers[name]``, matching the name in any case (``name`` is lowercase)."""
+    value = headers.get(name)
+    if value is None:
+        value = next((v for k, v in headers.items() if k.lower() == name), None)
+    return value
+
+
+def _number(value: str | None) -> float | None:
+    """A finite, non-negative number, or ``None``."""
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None

@@ -1,4 +1,4 @@
-"""A chat adapter for any OpenAI-compatible Chat Completions server, in under 150 lines.
+"""A chat adapter for any OpenAI-compatible Chat Completions server, in under 120 lines.
 
 ``OpenAICompatibleChatClient`` talks to vLLM, llama.cpp's ``llama-server``, Ollama,
 LM Studio or any other server that answers ``POST <base_url>/chat/completions``. It has
@@ -20,7 +20,7 @@ import os
 import threading
 from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeAlias, get_args, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args, overload
 
 import anyio
 import httpx2
@@ -44,9 +44,10 @@ from agentcore import (
     ToolChoice,
     Usage,
     UsageContent,
-    errors,
     tool,
 )
+from agentcore.errors import TransientError, error_for_status
+from agentcore.sse import close_body, server_sent_events
 from agentcore.structured import json_schema_for
 
 # -- the adapter ----------------------------------------------------------------------
@@ -54,7 +55,6 @@ from agentcore.structured import json_schema_for
 PROVIDER = "openai-compatible"
 
 Opts: TypeAlias = "ChatOptions[Any] | None"
-Stream: TypeAlias = "ResponseStream[ChatResponseUpdate, ChatResponse[Any]]"
 
 
 class OpenAICompatibleChatClient:
@@ -67,8 +67,8 @@ class OpenAICompatibleChatClient:
     def __init__(self, model: str, *, base_url: str, api_key: str | None = None) -> None:
         self.model = model
         self._url = base_url.rstrip("/") + "/chat/completions"
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(60.0, connect=5.0))
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60.0, connect=5.0))
 
     @overload
     def get_response(
@@ -78,29 +78,27 @@ class OpenAICompatibleChatClient:
     @overload
     def get_response(
         self, messages: Sequence[Message], *, options: Opts = None, stream: Literal[True]
-    ) -> Stream: ...
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
 
     def get_response(
         self, messages: Sequence[Message], *, options: Opts = None, stream: bool = False
-    ) -> Awaitable[ChatResponse[Any]] | Stream:
+    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
         """Send one request: a whole response, or a stream of updates when ``stream``.
 
         Content the service cannot take raises ``ValueError`` here, before any request.
         A whole response is the fold of the same updates a stream would give.
         """
-        body = self._body(messages, options or {}, stream)
+        body = self._body(messages, options, stream)
         updates = ResponseStream(self._updates(body), finalizer=ChatResponse.from_updates)
         return updates if stream else updates.get_final_response()
 
-    def _body(
-        self, messages: Sequence[Message], options: ChatOptions[Any], stream: bool
-    ) -> dict[str, Any]:
+    def _body(self, messages: Sequence[Message], options: Opts, stream: bool) -> dict[str, Any]:
+        options = options or {}
         wire = [{"role": "system", "content": i} for i in [options.get("instructions")] if i]
         wire += [item for message in messages for item in _wire_messages(message)]
         body: dict[str, Any] = {"model": options.get("model") or self.model, "messages": wire}
-        for key in ("temperature", "top_p", "max_tokens", "stop", "seed"):
-            if options.get(key) is not None:
-                body[key] = options.get(key)
+        sampling = ("temperature", "top_p", "max_tokens", "stop", "seed")
+        body |= {key: options.get(key) for key in sampling if options.get(key) is not None}
         if tools := [_wire_tool(tool) for tool in options.get("tools") or ()]:
             body["tools"] = tools
             if (choice := options.get("tool_choice")) is not None:
@@ -109,32 +107,32 @@ class OpenAICompatibleChatClient:
             name, schema = json_schema_for(response_format)  # a type or a JSON schema
             json_schema = {"name": name, "schema": schema}
             body["response_format"] = {"type": "json_schema", "json_schema": json_schema}
-        if stream:
+        if stream:  # and ask for a last chunk with the usage
             body |= {"stream": True, "stream_options": {"include_usage": True}}
         return body
 
     async def _updates(self, body: dict[str, Any]) -> AsyncIterator[ChatResponseUpdate]:
         call_ids: dict[int, str] = {}  # a call's later pieces carry only its index
         try:
-            sent = self._http.stream("POST", self._url, json=body, headers=self._headers)
-            async with sent as response:
-                if response.is_error:
+            async with self._http.stream("POST", self._url, json=body) as response:
+                if response.is_error or not body.get("stream"):  # an error or a whole answer
                     await response.aread()
-                    _raise_for_status(response)
-                if not body.get("stream"):  # one whole completion: a single update
-                    yield _update(json.loads(await response.aread()), call_ids)
+                    response.raise_for_status()  # HTTPStatusError for an error status
+                    yield _update(response.json(), call_ids)  # a whole completion: one update
                     return
-                chunks, pending = response.aiter_bytes(), b""
+                chunks = response.aiter_bytes()
                 try:
-                    async for chunk in chunks:
-                        *lines, pending = (pending + chunk).split(b"\n")
-                        for line in lines:  # SSE: "data: {json}" lines, then "data: [DONE]"
-                            if line.startswith(b"data:") and line[5:].strip() != b"[DONE]":
-                                yield _update(json.loads(line[5:]), call_ids)
+                    async for event in server_sent_events(chunks):
+                        if event.data != "[DONE]":  # the end, in OpenAI's dialect
+                            yield _update(json.loads(event.data), call_ids)
                 finally:
-                    await _close_body(response, chunks)
+                    await close_body(response.aclose, chunks)  # also when the consumer left
+        except httpx2.HTTPStatusError as exc:  # mapped by status, body and headers
+            failed = exc.response
+            status, text, headers = failed.status_code, failed.text, failed.headers
+            raise error_for_status(status, text, provider=PROVIDER, headers=headers) from exc
         except httpx2.TransportError as exc:
-            raise errors.TransientError(f"{self._url}: {exc!r}", provider=PROVIDER) from exc
+            raise TransientError(f"{self._url}: {exc!r}", provider=PROVIDER) from exc
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
@@ -181,17 +179,6 @@ def _wire_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
     return {"type": "function", "function": {"name": name}} if name else "required"
 
 
-async def _close_body(response: httpx2.Response, chunks: AsyncIterator[bytes]) -> None:
-    """Close the connection, then run httpx2's body generators to their end (they fail on
-    the closed socket); trio would report each one left suspended by a consumer who
-    stopped reading early."""
-    with anyio.CancelScope(shield=True):
-        await response.aclose()
-        with contextlib.suppress(httpx2.HTTPError, httpx2.StreamError):
-            async for _ in chunks:
-                pass
-
-
 # Chat Completions names its finish reasons the way agentcore does.
 _FINISH: dict[str | None, FinishReason] = {r: r for r in get_args(FinishReason)}
 
@@ -219,30 +206,6 @@ def _update(chunk: dict[str, Any], call_ids: dict[int, str]) -> ChatResponseUpda
         model=chunk.get("model"),
         finish_reason=_FINISH.get(choice.get("finish_reason")),
     )
-
-
-_STATUS_ERRORS: dict[int, type[errors.ChatClientError]] = {
-    401: errors.AuthenticationError,
-    403: errors.AuthenticationError,
-    404: errors.ModelNotFoundError,
-    429: errors.RateLimitedError,
-}
-_TOO_LONG = ("context length", "context_length", "context size")  # vLLM, OpenAI, llama.cpp
-
-
-def _raise_for_status(response: httpx2.Response) -> NoReturn:
-    """Raise the agentcore error for an HTTP error status, chaining an httpx2 error."""
-    status, text = response.status_code, response.text
-    kind = _STATUS_ERRORS.get(status, errors.InvalidRequestError)  # 400, 422, ...
-    if status in (408, 409) or status >= 500:
-        kind = errors.TransientError
-    elif status == 400 and any(phrase in text for phrase in _TOO_LONG):
-        kind = errors.ContextLengthExceededError
-    wait = response.headers.get("retry-after", "")  # seconds; an HTTP date is ignored
-    retry_after = float(wait) if wait.replace(".", "", 1).isdigit() else None
-    error = kind(f"HTTP {status}: {text}", status_code=status, provider=PROVIDER)
-    error.retry_after = retry_after
-    raise error from httpx2.HTTPStatusError(text, request=response.request, response=response)
 
 
 if TYPE_CHECKING:  # static conformance: mypy and pyright check the shape right here

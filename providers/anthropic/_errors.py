@@ -2,22 +2,21 @@
 
 ::
 
-    401 authentication_error, 403 permission_error  -> AuthenticationError
-    404 not_found_error                             -> ModelNotFoundError
-    429 rate_limit_error                            -> RateLimitedError (retry_after)
-    400 "prompt is too long" / context window       -> ContextLengthExceededError
-    400, 413 request_too_large, 422, other 4xx      -> InvalidRequestError
-    5xx incl. 529 overloaded_error, 408, timeouts,
-    connection and transport failures, bodies or
-    events that are not JSON                        -> TransientError
+    status errors                                   -> agentcore.errors.error_for_status
+        401 authentication_error, 403 permission_error  AuthenticationError
+        404 not_found_error                             ModelNotFoundError
+        429 rate_limit_error                            RateLimitedError (retry_after)
+        400 "prompt is too long" / context window       ContextLengthExceededError
+        400, 413 request_too_large, 422, other 4xx      InvalidRequestError
+        5xx incl. 529 overloaded_error, 408, 409        TransientError
+    timeouts, connection and transport failures,
+    bodies or events that are not JSON              -> TransientError
     missing credentials                             -> AuthenticationError
 """
 
 from __future__ import annotations
 
-import email.utils
 import json
-import time
 from collections.abc import Mapping
 
 import anthropic
@@ -26,15 +25,12 @@ import httpx2
 from agentcore.errors import (
     AuthenticationError,
     ChatClientError,
-    ContextLengthExceededError,
-    InvalidRequestError,
-    ModelNotFoundError,
-    RateLimitedError,
     TransientError,
+    error_for_status,
 )
 from providers.anthropic._options import PROVIDER
 
-__all__ = ["map_error", "rate_limit_headers", "retry_after"]
+__all__ = ["map_error", "rate_limit_headers"]
 
 _RATE_LIMIT_HEADERS = {
     "anthropic-ratelimit-requests-remaining": "remaining_requests",
@@ -44,7 +40,6 @@ _RATE_LIMIT_HEADERS = {
     "anthropic-ratelimit-requests-reset": "reset_requests",
     "anthropic-ratelimit-tokens-reset": "reset_tokens",
 }
-_CONTEXT_MARKERS = ("prompt is too long", "context window", "context length")
 _MISSING_KEY = (
     "no Anthropic credentials: pass api_key= to AnthropicChatClient or set the "
     "ANTHROPIC_API_KEY environment variable"
@@ -55,28 +50,6 @@ def rate_limit_headers(headers: Mapping[str, str]) -> dict[str, str] | None:
     """The ``anthropic-ratelimit-*`` headers under the keys the rate limiter reads."""
     found = {key: headers[name] for name, key in _RATE_LIMIT_HEADERS.items() if name in headers}
     return found or None
-
-
-def retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait, from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return float(millis) / 1000.0
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _status_message(exc: anthropic.APIStatusError) -> str:
@@ -90,7 +63,8 @@ def map_error(exc: BaseException) -> BaseException:
     Raise the result ``from exc`` so the original stays the ``__cause__``.
     """
     if isinstance(exc, anthropic.APIStatusError):
-        return _map_status(exc)
+        message, headers = _status_message(exc), exc.response.headers
+        return error_for_status(exc.status_code, message, provider=PROVIDER, headers=headers)
     if isinstance(exc, anthropic.APITimeoutError):
         return TransientError("the Anthropic API timed out", provider=PROVIDER)
     if isinstance(exc, anthropic.APIConnectionError):
@@ -110,24 +84,3 @@ def map_error(exc: BaseException) -> BaseException:
     if isinstance(exc, anthropic.APIError):
         return ChatClientError(f"Anthropic API error: {exc}", provider=PROVIDER)
     return exc
-
-
-def _map_status(exc: anthropic.APIStatusError) -> ChatClientError:
-    status = exc.status_code
-    message = _status_message(exc)
-    if status in (401, 403):
-        return AuthenticationError(message, status_code=status, provider=PROVIDER)
-    if status == 404:
-        return ModelNotFoundError(message, status_code=status, provider=PROVIDER)
-    if status == 429:
-        return RateLimitedError(
-            message,
-            status_code=status,
-            provider=PROVIDER,
-            retry_after=retry_after(exc.response.headers),
-        )
-    if status == 400 and any(m in (exc.api_message or str(exc)).lower() for m in _CONTEXT_MARKERS):
-        return ContextLengthExceededError(message, status_code=status, provider=PROVIDER)
-    if status == 408 or status >= 500:
-        return TransientError(message, status_code=status, provider=PROVIDER)
-    return InvalidRequestError(message, status_code=status, provider=PROVIDER)

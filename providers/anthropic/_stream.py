@@ -8,12 +8,10 @@ the fold of the updates equals the non-streamed response.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
-import anyio
 import httpx2
 
 from agentcore import (
@@ -27,6 +25,7 @@ from agentcore import (
     TextContent,
     UsageContent,
 )
+from agentcore.sse import SseEvent, close_body, server_sent_events
 from providers.anthropic._options import PROVIDER, THINKING_ID
 from providers.anthropic._response import (
     annotation,
@@ -39,7 +38,6 @@ from providers.anthropic._response import (
     text_content,
     usage_from,
 )
-from providers.anthropic._sse import SseEvent, SseReader
 
 __all__ = ["StreamParser", "iterate_response"]
 
@@ -261,31 +259,15 @@ async def iterate_response(
     suspended. Closing the generator early closes the response (and the
     connection) at once.
     """
-    reader = SseReader()
     chunks = response.aiter_bytes()
-    finished = False
     try:
-        async for chunk in chunks:
-            for sse in reader.feed(chunk):
-                for update in _feed(parser, sse):
-                    yield update
-        finished = True
-        for sse in reader.close():
+        async for sse in server_sent_events(chunks):
             for update in _feed(parser, sse):
                 yield update
         for update in parser.close():
             yield update
     finally:
-        with anyio.CancelScope(shield=True):
-            # Close the connection first, then let the body's generators run to
-            # their end (they stop on the closed socket): closing them while they
-            # wait at a ``yield`` would leave httpx2's inner generators suspended,
-            # which trio reports as a ResourceWarning.
-            await response.aclose()
-            if not finished:
-                with contextlib.suppress(httpx2.HTTPError, httpx2.StreamError):
-                    async for _ in chunks:
-                        pass
+        await close_body(response.aclose, chunks)  # the connection, then the generators
 
 
 def _feed(parser: StreamParser, sse: SseEvent) -> list[ChatResponseUpdate]:

@@ -2,15 +2,11 @@
 
 ::
 
-    openai.APIStatusError
-        401 / 403                                -> AuthenticationError
-        404 (model_not_found, or no code)        -> ModelNotFoundError
-        429 (retry-after-ms / retry-after)       -> RateLimitedError
-            (insufficient_quota: the same, with retryable False)
-        400 context_length_exceeded              -> ContextLengthExceededError
-        400 content_filter / content_policy_...  -> ContentFilteredError
-        408 / 409 / 5xx                          -> TransientError
-        other 4xx                                -> InvalidRequestError
+    openai.APIStatusError                        -> agentcore.errors.error_for_status
+        (401 / 403, 404, 429, 408 / 409 / 5xx, context length, content filter,
+        other 4xx; retry_after from retry-after-ms / retry-after), except:
+        404 with a code other than model_not_found -> InvalidRequestError
+        429 insufficient_quota                     -> RateLimitedError, retryable False
     openai.APIConnectionError / APITimeoutError  -> TransientError
     openai.APIError (an error inside a stream)   -> by its code, else ChatClientError
 
@@ -20,29 +16,26 @@ Embeddings clients all use it (an OpenAI-compatible provider could too).
 
 from __future__ import annotations
 
-import email.utils
-import math
-import time
 from collections.abc import Mapping
 from typing import Any, cast
 
 import openai
 
 from agentcore.errors import (
-    AuthenticationError,
     ChatClientError,
     ContentFilteredError,
     ContextLengthExceededError,
     InvalidRequestError,
-    ModelNotFoundError,
     RateLimitedError,
     TransientError,
+    error_for_status,
 )
 
-__all__ = ["PROVIDER", "map_error", "parse_retry_after", "rate_limit_info"]
+__all__ = ["PROVIDER", "map_error", "rate_limit_info"]
 
 PROVIDER = "openai"
 
+# An error inside a stream has no status: it is mapped by its code (and message) alone.
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
 _CONTEXT_PHRASES = ("maximum context length", "context window", "context_length_exceeded")
 _FILTER_CODES = frozenset(
@@ -56,33 +49,6 @@ _RATE_LIMIT_HEADERS = {
     "x-ratelimit-reset-requests": "reset_requests",
     "x-ratelimit-reset-tokens": "reset_tokens",
 }
-
-
-def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` (preferred) or ``retry-after``.
-
-    ``retry-after`` may be a number of seconds or an HTTP date; ``None`` when
-    neither header is present or readable.
-    """
-    if headers is None:
-        return None
-    for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(header)
-        if value is None:
-            continue
-        try:
-            delay = float(value)
-        except ValueError:
-            continue
-        if math.isfinite(delay) and delay >= 0:
-            return delay / divisor
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    parsed = email.utils.parsedate_tz(value)
-    if parsed is None:
-        return None
-    return max(0.0, float(email.utils.mktime_tz(parsed) - time.time()))
 
 
 def rate_limit_info(headers: Mapping[str, str]) -> dict[str, Any] | None:
@@ -132,29 +98,15 @@ def _status_error(exc: openai.APIStatusError) -> ChatClientError:
     status = exc.status_code
     code, message = _error_fields(exc)
     text = f"OpenAI API error {status}: {message}"
-    if status in (401, 403):
-        return AuthenticationError(text, status_code=status, provider=PROVIDER)
-    if status == 404:
-        cls: type[ChatClientError] = (
-            ModelNotFoundError if code in (None, "model_not_found") else InvalidRequestError
-        )
-        return cls(text, status_code=status, provider=PROVIDER)
-    if status == 429:
-        error = RateLimitedError(
-            text,
-            status_code=status,
-            provider=PROVIDER,
-            retry_after=parse_retry_after(exc.response.headers),
-        )
-        if code == "insufficient_quota":
-            error.retryable = False  # the quota will not come back by waiting
-        return error
-    if status in (408, 409) or status >= 500:
-        return TransientError(text, status_code=status, provider=PROVIDER)
-    cls = _by_code(code, message) or InvalidRequestError
-    if cls in (RateLimitedError, TransientError):
-        cls = InvalidRequestError
-    return cls(text, status_code=status, provider=PROVIDER)
+    if status == 404 and code not in (None, "model_not_found"):
+        # Something else is missing (a previous response, a file, ...), not the model.
+        return InvalidRequestError(text, status_code=status, provider=PROVIDER)
+    error = error_for_status(
+        status, text, provider=PROVIDER, headers=exc.response.headers, code=code
+    )
+    if code == "insufficient_quota":
+        error.retryable = False  # the quota will not come back by waiting
+    return error
 
 
 def map_error(exc: BaseException) -> BaseException:

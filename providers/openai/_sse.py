@@ -9,56 +9,16 @@ closes the connection at once, on asyncio and trio alike.
 
 from __future__ import annotations
 
-import codecs
-import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 
 import anyio
 import httpx2
 
+from agentcore import sse
 from agentcore.errors import TransientError
 from providers.openai._errors import PROVIDER
 
 __all__ = ["drain", "server_sent_events"]
-
-
-class _EventBuilder:
-    """The SSE line protocol: ``event:`` and ``data:`` fields, a blank line ends an event."""
-
-    def __init__(self) -> None:
-        self.event: str | None = None
-        self.data: list[str] = []
-
-    def line(self, line: str) -> tuple[str | None, str] | None:
-        line = line.removesuffix("\r")
-        if not line:
-            return self.dispatch()
-        if line.startswith(":"):
-            return None
-        field, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if field == "event":
-            self.event = value
-        elif field == "data":
-            self.data.append(value)
-        return None
-
-    def dispatch(self) -> tuple[str | None, str] | None:
-        event, data = self.event, self.data
-        self.event, self.data = None, []
-        return (event, "\n".join(data)) if data else None
-
-
-async def _abandon(response: httpx2.Response, body: AsyncGenerator[bytes, None]) -> None:
-    # Close the connection first, then run the body's generators to their end
-    # (they fail on the closed socket): closing them while they wait at a
-    # ``yield`` would leave httpx2's inner generators suspended, which trio
-    # reports as a ResourceWarning.
-    with anyio.CancelScope(shield=True):
-        await response.aclose()
-        with contextlib.suppress(httpx2.HTTPError, httpx2.StreamError):
-            async for _ in body:
-                pass
 
 
 async def server_sent_events(
@@ -69,19 +29,11 @@ async def server_sent_events(
     Transport failures while reading become :class:`~agentcore.errors.TransientError`.
     Closing the generator before the body ended closes the connection.
     """
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    builder = _EventBuilder()
-    pending = ""
     body = response.aiter_bytes()
     finished = False
     try:
-        async for chunk in body:
-            pending += decoder.decode(chunk)
-            *lines, pending = pending.split("\n")
-            for line in lines:
-                event = builder.line(line)
-                if event is not None:
-                    yield event
+        async for event in sse.server_sent_events(body):
+            yield event.event, event.data
         finished = True
     except httpx2.TimeoutException as exc:
         raise TransientError("the OpenAI stream timed out", provider=PROVIDER) from exc
@@ -89,15 +41,7 @@ async def server_sent_events(
         raise TransientError(f"the OpenAI stream broke off: {exc}", provider=PROVIDER) from exc
     finally:
         if not finished:
-            await _abandon(response, body)
-    pending += decoder.decode(b"", final=True)
-    for line in pending.split("\n"):
-        event = builder.line(line)
-        if event is not None:
-            yield event
-    event = builder.dispatch()
-    if event is not None:
-        yield event
+            await sse.close_body(response.aclose, body)
 
 
 _DRAIN_SECONDS = 1.0

@@ -147,6 +147,21 @@ async def test_rate_limit_without_retry_after_has_none(
     assert error.retry_after is None
 
 
+async def test_an_overloaded_answer_carries_retry_after_too(
+    client: AnthropicChatClient, server: WireServer
+) -> None:
+    headers = {"retry-after": "4"}
+    error = await _fail(client, server, 529, "overloaded_error", "Overloaded", headers)
+    assert isinstance(error, TransientError)
+    assert error.retry_after == 4.0
+
+
+async def test_a_conflict_is_transient(client: AnthropicChatClient, server: WireServer) -> None:
+    error = await _fail(client, server, 409, "api_error", "lock timeout, try again")
+    assert type(error) is TransientError
+    assert error.retryable
+
+
 def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import email.utils
-from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -23,8 +21,6 @@ from agentcore.errors import (
     TransientError,
 )
 from providers.openai import OpenAIChatClient, OpenAIEmbeddingClient, OpenAIResponsesClient
-from providers.openai import _errors as errors_module
-from providers.openai._errors import parse_retry_after
 from tests.providers.openai import responses_fixtures as resp_fx
 from tests.providers.openai import wire_fixtures as fx
 from tests.providers.openai.conftest import QuickStopWireServer
@@ -207,19 +203,11 @@ async def test_a_body_cut_mid_stream_is_transient(anyio_backend: str) -> None:
     await client.aclose()
 
 
-def test_retry_after_accepts_an_http_date(monkeypatch: pytest.MonkeyPatch) -> None:
-    now = 1_767_225_600.0
-    monkeypatch.setattr(errors_module, "time", SimpleNamespace(time=lambda: now))
-    when = email.utils.formatdate(now + 30, usegmt=True)
-    assert parse_retry_after({"retry-after": when}) == 30.0
-
-
-def test_retry_after_in_the_past_is_zero(monkeypatch: pytest.MonkeyPatch) -> None:
-    now = 1_767_225_600.0
-    monkeypatch.setattr(errors_module, "time", SimpleNamespace(time=lambda: now))
-    when = email.utils.formatdate(now - 30, usegmt=True)
-    assert parse_retry_after({"retry-after": when}) == 0.0
-
-
-def test_unreadable_retry_after_is_ignored() -> None:
-    assert parse_retry_after({"retry-after": "soon"}) is None
+async def test_an_overloaded_server_error_carries_retry_after_too(
+    chat: OpenAIChatClient, server: WireServer
+) -> None:
+    headers = {"Retry-After": "3"}
+    server.add("POST", CHAT, Reply(status=503, json_body=fx.ERROR_500, headers=headers))
+    with pytest.raises(TransientError) as caught:
+        await chat.get_response(USER)
+    assert caught.value.retry_after == 3.0
