@@ -9,7 +9,6 @@ order. Read unchanged, the stream's final value is the committed response.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -37,7 +36,7 @@ from agentcore.structured import parse_answer
 if TYPE_CHECKING:
     from agentcore.agent import Agent
 
-__all__ = ["run_streaming"]
+__all__ = ["open_run_stream", "run_streaming"]
 
 
 async def run_streaming(
@@ -58,7 +57,7 @@ async def run_streaming(
         )
 
     async def core(ctx: AgentContext) -> None:
-        ctx.result = _open_stream(agent, support, ctx, pipelines, config)
+        ctx.result = open_run_stream(agent, support, ctx, pipelines, config)
 
     try:
         await run_pipeline(pipelines.agent, context, core, on_agent_termination)
@@ -80,7 +79,7 @@ async def run_streaming(
     )
 
 
-def _open_stream(
+def open_run_stream(
     agent: Agent,
     support: RunSupport,
     context: AgentContext,
@@ -165,11 +164,14 @@ async def _stream_source(
             for event in run.events:
                 deliver(event)
             run._sink = deliver  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
+            loop_updates = drive(prepared.state)
             try:
-                async with aclosing(drive(prepared.state)) as loop_updates:
-                    yield Delegate(loop_updates)  # the loop's updates, read in place
+                yield Delegate(loop_updates)  # the loop's updates, read in place
             finally:
-                run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
+                try:
+                    await loop_updates.aclose()  # at once, also when the caller left early
+                finally:
+                    run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
             response = record.response = await commit(agent, context, prepared)
         finally:
             if session_id is not None:

@@ -21,7 +21,7 @@ from agentcore._agent_run import (
     on_agent_termination,
     run_core,
 )
-from agentcore._agent_stream import run_streaming
+from agentcore._agent_stream import open_run_stream, run_streaming
 from agentcore._contexts import AgentContext
 from agentcore._input import normalize_input
 from agentcore._loop_config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
@@ -219,6 +219,9 @@ class Agent:
         config = tool_loop or self.tool_loop
         support = self._support
         if stream:
+            if not pipelines.agent and not support.observers:
+                # Nothing runs before the stream opens: the run's stream is the result.
+                return open_run_stream(self, support, context, pipelines, config)
             return ResponseStream.from_awaitable(
                 run_streaming(self, support, context, pipelines, config)
             )
