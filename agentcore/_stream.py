@@ -33,6 +33,7 @@ from agentcore._stream_parts import (
     close_source,
     leave,
     maybe_await,
+    pop_frame,
 )
 
 __all__ = ["ResponseStream", "StreamConsumedError"]
@@ -267,10 +268,9 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 if backlog and thrown is None:  # a failure to pass on goes first
                     update, steps = backlog.pop(0)
                 else:
-                    frames = core.frames
-                    if frames:
-                        frame = frames[-1]
-                        source, steps, delegates = frame.iterator, frame.steps, frame.delegates
+                    top = core.top
+                    if top is not None:
+                        source, steps, delegates = top
                     else:
                         source, steps, delegates = iterator, plan, True
                     try:
@@ -282,18 +282,20 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                             failure, thrown = thrown, None
                             update = await cast("Any", source).athrow(failure)
                     except StopAsyncIteration:
+                        frames = core.frames
                         if not frames:
                             if core.backlog:
                                 iterator = core.iterator = ENDED  # deliver the rest first
                                 continue
                             core.exhausted = core.completed = True
                             raise
-                        leave(frames.pop(), completed=True)
+                        leave(pop_frame(core, frames), completed=True)
                         continue
                     except BaseException as exc:
+                        frames = core.frames
                         if not frames:
                             raise
-                        frame = frames.pop()
+                        frame = pop_frame(core, frames)
                         leave(frame)
                         await close_source(frame.iterator)
                         thrown = exc
@@ -326,7 +328,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                     # delegated to) fails, and the generator that delegated to it
                     # sees the failure at its ``yield``.
                     while len(frames) >= level:
-                        frame = frames.pop()
+                        frame = pop_frame(core, frames)
                         leave(frame)
                         await close_source(frame.iterator)
                     thrown = exc
@@ -360,6 +362,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         else:
             frame = Frame(None, aiter(source), below)
         frames.append(frame)
+        core.top = (frame.iterator, frame.steps, frame.delegates)
 
     async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core] | None:
         """Hand this stream's source and steps to the stream delegating to it.
@@ -413,7 +416,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         core = self._core
         frames = core.frames
         while frames:
-            frame = frames.pop()
+            frame = pop_frame(core, frames)
             leave(frame)
             await close_source(frame.iterator)
         iterator = core.iterator

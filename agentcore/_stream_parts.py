@@ -130,6 +130,7 @@ class Core:
         "setup",
         "source",
         "stages",
+        "top",
     )
 
     def __init__(self, source: AsyncIterable[Any] | None, stage: Stage) -> None:
@@ -155,6 +156,10 @@ class Core:
         self.general = False
         # Delegated sources being read, innermost last (see Delegate); None until one.
         self.frames: list[Frame] | None = None
+        # What the innermost frame reads, with which steps and whether it may
+        # delegate in turn; None when there is no frame. Kept in step with
+        # ``frames`` (see pop_frame) so a read looks it up in one go.
+        self.top: tuple[AsyncIterator[Any], Plan, bool] | None = None
         # Updates to deliver before the next one read: injected ones, and what was
         # read meanwhile (with the steps each still takes). None until an injection.
         self.backlog: list[tuple[Any, Plan]] | None = None
@@ -183,6 +188,17 @@ async def close_source(iterator: object) -> None:
     if aclose is not None:
         with anyio.CancelScope(shield=True):
             await aclose()
+
+
+def pop_frame(core: Core, frames: list[Frame]) -> Frame:
+    """Take the innermost frame off ``core``'s stack (``frames``), keeping ``top`` in step."""
+    frame = frames.pop()
+    if frames:
+        below = frames[-1]
+        core.top = (below.iterator, below.steps, below.delegates)
+    else:
+        core.top = None
+    return frame
 
 
 def leave(frame: Frame, *, completed: bool = False) -> None:
