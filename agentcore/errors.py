@@ -28,8 +28,6 @@ An adapter over HTTP maps an error status with :func:`error_for_status` and read
 
 from __future__ import annotations
 
-import datetime
-import email.utils
 import math
 import time
 from collections.abc import Mapping
@@ -266,6 +264,11 @@ def retry_after_seconds(
     seconds = _number(value)
     if seconds is not None:
         return seconds
+    # Imported here: email.utils costs a few milliseconds of import time, and most
+    # services send seconds.
+    import datetime
+    import email.utils
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
