@@ -190,7 +190,11 @@ class AgentResponse(Generic[ValueT]):
 @attrs.frozen(weakref_slot=False)  # no weakref slot: see _FillableAgentUpdate
 class AgentResponseUpdate:
     """One streamed piece of an agent run: model output, tool calls and results,
-    or a custom ``event``."""
+    or a custom ``event``.
+
+    Agent updates cannot be weakly referenced: an agent builds one for every
+    streamed chunk, and it builds them fastest without a weakref slot.
+    """
 
     contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
     role: Role | None = None
