@@ -42,28 +42,16 @@ def main() -> None:
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     )
-    header = (
-        f"| {'scenario':<48} | {'agentcore':>11} | {'by hand':>10} "
-        f"| {'ratio':>6} | {'budget':>9} | note"
-    )
-    print(header)
+    width = max(len(r.name) for r in results)
     print(
-        "|"
-        + "-" * 50
-        + "|"
-        + "-" * 13
-        + "|"
-        + "-" * 12
-        + "|"
-        + "-" * 8
-        + "|"
-        + "-" * 11
-        + "|------"
+        f"| {'scenario':<{width}} | {'agentcore':>11} | {'by hand':>10} | {'ratio':>6} "
+        f"| {'budget':>9} | note"
     )
+    print(f"|{'-' * (width + 2)}|{'-' * 13}|{'-' * 12}|{'-' * 8}|{'-' * 11}|------")
     for r in results:
         budget = f"{r.budget_us:.0f} µs" if r.budget_us else "-"
         print(
-            f"| {r.name:<48} | {r.agentcore_us:>8.1f} µs | {r.handwritten_us:>7.1f} µs "
+            f"| {r.name:<{width}} | {r.agentcore_us:>8.1f} µs | {r.handwritten_us:>7.1f} µs "
             f"| {r.ratio:>5.1f}x | {budget:>9} | {r.note}"
         )
 
