@@ -156,6 +156,13 @@ class FunctionCallContent:
             )
         return cast("dict[str, Any]", parsed)
 
+    def arguments_json(self) -> str:
+        """The arguments as JSON text, as most services send them back: a string as it
+        is (a model's own text, even when streamed pieces left it partial), a mapping
+        encoded (non-ASCII characters kept as they are)."""
+        args = self.arguments
+        return args if isinstance(args, str) else json.dumps(dict(args), ensure_ascii=False)
+
 
 @attrs.frozen
 class FunctionResultContent:

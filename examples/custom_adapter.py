@@ -149,9 +149,7 @@ def _wire_messages(message: Message) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     for content in message.contents:
         if isinstance(content, FunctionCallContent):
-            args = content.arguments
-            args = args if isinstance(args, str) else json.dumps(dict(args))
-            function = {"name": content.name, "arguments": args}
+            function = {"name": content.name, "arguments": content.arguments_json()}
             call = {"id": content.call_id, "type": "function", "function": function}
             wire.setdefault("tool_calls", []).append(call)
         elif isinstance(content, FunctionResultContent):

@@ -172,6 +172,21 @@ def test_parse_arguments_that_are_not_an_object_name_the_json_type() -> None:
         call.parse_arguments()
 
 
+def test_arguments_json_of_text_is_the_text_itself() -> None:
+    partial = '{"city": "Os'  # a streamed piece: sent back exactly as the model wrote it
+    assert FunctionCallContent("c1", "f", partial).arguments_json() == partial
+
+
+def test_arguments_json_of_a_mapping_encodes_it_keeping_non_ascii() -> None:
+    call = FunctionCallContent("c1", "f", {"city": "Tromsø", "days": 2})
+
+    assert call.arguments_json() == '{"city": "Tromsø", "days": 2}'
+    assert FunctionCallContent("c2", "f", call.arguments_json()).parse_arguments() == {
+        "city": "Tromsø",
+        "days": 2,
+    }
+
+
 def test_function_call_arguments_must_be_text_or_a_mapping() -> None:
     with pytest.raises(TypeError, match="must be a JSON string or a mapping, got int"):
         FunctionCallContent("c1", "f", 3)  # type: ignore[arg-type]  # the mistake under test

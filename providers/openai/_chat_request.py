@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,11 +48,6 @@ _PASSTHROUGH = (
     "logprobs",
     "top_logprobs",
 )
-
-
-def _arguments(call: FunctionCallContent) -> str:
-    args = call.arguments
-    return args if isinstance(args, str) else json.dumps(dict(args), ensure_ascii=False)
 
 
 def _media_part(content: DataContent | UriContent) -> dict[str, Any]:
@@ -114,7 +108,7 @@ def _message_items(message: Message, system_role: str) -> list[dict[str, Any]]:
                 {
                     "id": content.call_id,
                     "type": "function",
-                    "function": {"name": content.name, "arguments": _arguments(content)},
+                    "function": {"name": content.name, "arguments": content.arguments_json()},
                 }
             )
         elif isinstance(content, FunctionResultContent):

@@ -8,7 +8,6 @@ the service produced them (``raw``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -76,11 +75,6 @@ def _media_part(content: DataContent | UriContent) -> dict[str, Any]:
         f"a DataContent of type {content.media_type!r}",
         "the Responses API takes images, PDFs and text files (audio needs OpenAIChatClient)",
     )
-
-
-def _arguments(call: FunctionCallContent) -> str:
-    args = call.arguments
-    return args if isinstance(args, str) else json.dumps(dict(args), ensure_ascii=False)
 
 
 def _reasoning_item(content: ReasoningContent) -> dict[str, Any]:
@@ -151,7 +145,7 @@ class _InputBuilder:
                         "type": "function_call",
                         "call_id": content.call_id,
                         "name": content.name,
-                        "arguments": _arguments(content),
+                        "arguments": content.arguments_json(),
                     }
                 )
             elif isinstance(content, FunctionResultContent):
