@@ -40,10 +40,9 @@ pytestmark = pytest.mark.anyio
 
 HI = [Message("user", "Hi")]
 
-# Abandoning a stream mid-body leaves async generators for the garbage collector:
-# the kernel's ``ResponseStream`` iterator after a plain ``break``, and httpcore2's
-# pool stream, which httpx2 iterates without closing. Trio warns about each one it
-# finalizes; the connection is closed all the same, which is what these tests check.
+# A stream left with a plain ``break`` and dropped without ``aclose()`` leaves the
+# adapter's source generator for the garbage collector, which trio warns about when it
+# finalizes it; the connection is closed all the same, which is what these tests check.
 ABANDONED_GENERATOR_WARNING = pytest.mark.filterwarnings(
     "ignore:Async generator .* was garbage collected:ResourceWarning"
 )
