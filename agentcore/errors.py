@@ -48,6 +48,7 @@ __all__ = [
     "ToolError",
     "TransientError",
     "UnknownToolError",
+    "error_class_from_text",
     "error_for_status",
     "retry_after_seconds",
 ]
@@ -235,12 +236,26 @@ def _class_for_status(status: int, message: str, code: str | None) -> type[ChatC
     if status < 400:
         return ChatClientError
     if status in (400, 413, 422):
-        lowered = message.lower()
-        if code in _CONTEXT_LENGTH_CODES or any(p in lowered for p in _CONTEXT_LENGTH_PHRASES):
-            return ContextLengthExceededError
-        if code in _CONTENT_FILTER_CODES:
-            return ContentFilteredError
+        return error_class_from_text(message, code=code) or InvalidRequestError
     return InvalidRequestError
+
+
+def error_class_from_text(
+    message: str, *, code: str | None = None
+) -> type[ContextLengthExceededError] | type[ContentFilteredError] | None:
+    """The error a service's error ``code`` or ``message`` names whatever its status:
+    :class:`ContextLengthExceededError` or :class:`ContentFilteredError`, else ``None``.
+
+    For errors that arrive without a status (inside a stream); the codes and wordings
+    are those :func:`error_for_status` recognises.
+    """
+    code = code.lower() if code else None
+    lowered = message.lower()
+    if code in _CONTEXT_LENGTH_CODES or any(p in lowered for p in _CONTEXT_LENGTH_PHRASES):
+        return ContextLengthExceededError
+    if code in _CONTENT_FILTER_CODES:
+        return ContentFilteredError
+    return None
 
 
 def retry_after_seconds(

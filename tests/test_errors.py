@@ -27,6 +27,7 @@ from agentcore.errors import (
     ToolError,
     TransientError,
     UnknownToolError,
+    error_class_from_text,
     error_for_status,
     retry_after_seconds,
 )
@@ -188,6 +189,22 @@ def test_a_content_filter_code_maps_to_content_filtered(status: int, code: str) 
     error = error_for_status(status, "refused", provider="svc", code=code)
     assert type(error) is ContentFilteredError
     assert not error.retryable
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "expected"),
+    [
+        ("This model's maximum context length is 4096 tokens", None, ContextLengthExceededError),
+        ("rejected", "Context_Length_Exceeded", ContextLengthExceededError),
+        ("refused", "content_filter", ContentFilteredError),
+        ("the server had an error", "server_error", None),
+        ("", None, None),
+    ],
+)
+def test_error_class_from_text_names_what_a_status_less_error_says(
+    message: str, code: str | None, expected: type[ChatClientError] | None
+) -> None:
+    assert error_class_from_text(message, code=code) is expected
 
 
 def test_another_code_on_a_400_is_an_invalid_request() -> None:

@@ -23,11 +23,10 @@ import openai
 
 from agentcore.errors import (
     ChatClientError,
-    ContentFilteredError,
-    ContextLengthExceededError,
     InvalidRequestError,
     RateLimitedError,
     TransientError,
+    error_class_from_text,
     error_for_status,
 )
 
@@ -35,12 +34,6 @@ __all__ = ["PROVIDER", "map_error", "rate_limit_info"]
 
 PROVIDER = "openai"
 
-# An error inside a stream has no status: it is mapped by its code (and message) alone.
-_CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
-_CONTEXT_PHRASES = ("maximum context length", "context window", "context_length_exceeded")
-_FILTER_CODES = frozenset(
-    {"content_filter", "content_policy_violation", "image_content_policy_violation"}
-)
 _RATE_LIMIT_HEADERS = {
     "x-ratelimit-remaining-requests": "remaining_requests",
     "x-ratelimit-remaining-tokens": "remaining_tokens",
@@ -82,11 +75,10 @@ def _error_fields(exc: openai.APIError) -> tuple[str | None, str]:
 
 
 def _by_code(code: str | None, message: str) -> type[ChatClientError] | None:
-    lowered = message.lower()
-    if code in _CONTEXT_CODES or any(phrase in lowered for phrase in _CONTEXT_PHRASES):
-        return ContextLengthExceededError
-    if code in _FILTER_CODES:
-        return ContentFilteredError
+    """An error inside a stream has no status: it is mapped by its code and message."""
+    known = error_class_from_text(message, code=code)
+    if known is not None:
+        return known
     if code == "rate_limit_exceeded":
         return RateLimitedError
     if code == "server_error":
