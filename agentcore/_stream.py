@@ -34,6 +34,7 @@ from agentcore._stream_parts import (
     leave,
     maybe_await,
     pop_frame,
+    push_frame,
 )
 
 __all__ = ["ResponseStream", "StreamConsumedError"]
@@ -361,8 +362,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             frame = Frame(inner_core, iterator, [*steps, *below])
         else:
             frame = Frame(None, aiter(source), below)
-        frames.append(frame)
-        core.top = (frame.iterator, frame.steps, frame.delegates)
+        push_frame(core, frames, frame)
 
     async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core] | None:
         """Hand this stream's source and steps to the stream delegating to it.

@@ -158,7 +158,7 @@ class Core:
         self.frames: list[Frame] | None = None
         # What the innermost frame reads, with which steps and whether it may
         # delegate in turn; None when there is no frame. Kept in step with
-        # ``frames`` (see pop_frame) so a read looks it up in one go.
+        # ``frames`` (see push_frame and pop_frame) so a read looks it up in one go.
         self.top: tuple[AsyncIterator[Any], Plan, bool] | None = None
         # Updates to deliver before the next one read: injected ones, and what was
         # read meanwhile (with the steps each still takes). None until an injection.
@@ -188,6 +188,12 @@ async def close_source(iterator: object) -> None:
     if aclose is not None:
         with anyio.CancelScope(shield=True):
             await aclose()
+
+
+def push_frame(core: Core, frames: list[Frame], frame: Frame) -> None:
+    """Put ``frame`` on ``core``'s stack (``frames``), keeping ``top`` in step."""
+    frames.append(frame)
+    core.top = (frame.iterator, frame.steps, frame.delegates)
 
 
 def pop_frame(core: Core, frames: list[Frame]) -> Frame:
