@@ -9,6 +9,7 @@ order. Read unchanged, the stream's final value is the committed response.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -164,14 +165,11 @@ async def _stream_source(
             for event in run.events:
                 deliver(event)
             run._sink = deliver  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
-            loop_updates = drive(prepared.state)
             try:
-                yield Delegate(loop_updates)  # the loop's updates, read in place
+                async with aclosing(drive(prepared.state)) as loop_updates:
+                    yield Delegate(loop_updates)  # the loop's updates, read in place
             finally:
-                try:
-                    await loop_updates.aclose()  # at once, also when the caller left early
-                finally:
-                    run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
+                run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
             response = record.response = await commit(agent, context, prepared)
         finally:
             if session_id is not None:
