@@ -16,9 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anyio
+from agentcore_anthropic import AnthropicChatClient
 
 from agentcore import Agent, tool
-from providers.anthropic import AnthropicChatClient
 
 
 @tool

@@ -15,9 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anyio
+from agentcore_openai import OpenAIChatClient, OpenAIResponsesClient
 
 from agentcore import Agent, tool
-from providers.openai import OpenAIChatClient, OpenAIResponsesClient
 
 
 @tool

@@ -22,22 +22,22 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
-
-from agentcore import Agent, ChatResponse, FunctionCallContent, Message, Usage, tool
-from agentcore.errors import TransientError
-from agentcore.testing import ScriptedChatClient
-from middleware_contrib.audit import AuditLogger, verify_audit_log
-from middleware_contrib.cache import Cache
-from middleware_contrib.guardrails import (
+from agentcore_contrib.audit import AuditLogger, verify_audit_log
+from agentcore_contrib.cache import Cache
+from agentcore_contrib.guardrails import (
     ChatGuardrails,
     MaxInputTokens,
     PIIGuard,
     PromptInjectionGuard,
     ToolPolicy,
 )
-from middleware_contrib.rate_limit import RateLimiter
-from middleware_contrib.retry import Retry
-from middleware_contrib.tracing import Tracing
+from agentcore_contrib.rate_limit import RateLimiter
+from agentcore_contrib.retry import Retry
+from agentcore_contrib.tracing import Tracing
+
+from agentcore import Agent, ChatResponse, FunctionCallContent, Message, Usage, tool
+from agentcore.errors import TransientError
+from agentcore.testing import ScriptedChatClient
 
 ORDERS = {"A-1001": "shipped on Monday, arriving Thursday"}
 

@@ -36,11 +36,11 @@ def remembering_model(messages: Sequence[Message], _options: Mapping[str, Any]) 
 
 def make_client() -> Any:
     if os.environ.get("OPENAI_API_KEY"):
-        from providers.openai import OpenAIChatClient
+        from agentcore_openai import OpenAIChatClient
 
         return OpenAIChatClient(os.environ.get("OPENAI_MODEL", "gpt-4o-mini"))
     if os.environ.get("ANTHROPIC_API_KEY"):
-        from providers.anthropic import AnthropicChatClient
+        from agentcore_anthropic import AnthropicChatClient
 
         return AnthropicChatClient(os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5"))
     return FunctionChatClient(remembering_model)

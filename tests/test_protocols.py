@@ -243,8 +243,17 @@ HEAVY_OR_OPTIONAL = [
     "msgspec",
     "agentcore.serialization",
     "agentcore.testing",
-    "providers",
-    "middleware_contrib",
+    "mcp",
+    "dbos",
+    "psycopg",
+    "starlette",
+    "sqlalchemy",
+    "agentcore_openai",
+    "agentcore_anthropic",
+    "agentcore_contrib",
+    "agentcore_mcp",
+    "agentcore_dbos",
+    "agentcore_postgres",
 ]
 
 

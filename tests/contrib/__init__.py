@@ -1,1 +1,1 @@
-"""Tests of middleware_contrib."""
+"""Tests of agentcore_contrib."""

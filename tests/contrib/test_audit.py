@@ -12,6 +12,12 @@ from typing import Any
 
 import anyio
 import pytest
+from agentcore_contrib.audit import (
+    GENESIS_HASH,
+    AuditLogger,
+    AuditWriteError,
+    verify_audit_log,
+)
 
 from agentcore import (
     Agent,
@@ -29,12 +35,6 @@ from agentcore import (
 )
 from agentcore.errors import TransientError
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.audit import (
-    GENESIS_HASH,
-    AuditLogger,
-    AuditWriteError,
-    verify_audit_log,
-)
 
 pytestmark = pytest.mark.anyio
 
@@ -365,7 +365,7 @@ async def test_fail_open_logs_a_warning_and_the_run_goes_on(
     audit = AuditLogger(unwritable, fail_open=True)
     remove(unwritable.parent)
     agent = Agent(ScriptedChatClient([answer("fine")]), middleware=audit.middleware)
-    with caplog.at_level(logging.WARNING, logger="middleware_contrib.audit"):
+    with caplog.at_level(logging.WARNING, logger="agentcore_contrib.audit"):
         response = await agent.run("hi")
     assert response.text == "fine"
     assert any("audit record dropped" in r.getMessage() for r in caplog.records)

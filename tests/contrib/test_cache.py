@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 import pytest
+from agentcore_contrib.cache import Cache, CacheStore, InMemoryCacheStore, request_key
 
 from agentcore import (
     Agent,
@@ -26,7 +27,6 @@ from agentcore import (
 from agentcore.errors import TransientError
 from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.cache import Cache, CacheStore, InMemoryCacheStore, request_key
 
 pytestmark = pytest.mark.anyio
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 import pytest
+from agentcore_contrib.call_limits import CallLimitExceededError, CallLimits
 
 from agentcore import (
     Agent,
@@ -24,7 +25,6 @@ from agentcore import (
 )
 from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.call_limits import CallLimitExceededError, CallLimits
 
 pytestmark = pytest.mark.anyio
 

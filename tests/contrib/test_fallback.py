@@ -10,6 +10,8 @@ from typing import Any
 import anyio.lowlevel
 import attrs
 import pytest
+from agentcore_contrib.fallback import ModelFallback
+from agentcore_contrib.retry import Retry
 
 from agentcore import (
     Agent,
@@ -28,8 +30,6 @@ from agentcore.errors import (
 )
 from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.fallback import ModelFallback
-from middleware_contrib.retry import Retry
 
 pytestmark = pytest.mark.anyio
 

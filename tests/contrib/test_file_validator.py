@@ -10,6 +10,7 @@ from typing import Any
 
 import attrs
 import pytest
+from agentcore_contrib.file_validator import FileValidator, FileViolation
 
 from agentcore import (
     Agent,
@@ -26,7 +27,6 @@ from agentcore import (
 )
 from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.file_validator import FileValidator, FileViolation
 
 pytestmark = pytest.mark.anyio
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentcore_contrib.label_tracking import LabelTracking, label_from
 
 from agentcore import (
     Agent,
@@ -27,7 +28,6 @@ from agentcore import (
     tool,
 )
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.label_tracking import LabelTracking, label_from
 
 pytestmark = [
     pytest.mark.anyio,

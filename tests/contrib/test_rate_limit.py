@@ -10,6 +10,7 @@ import anyio
 import anyio.lowlevel
 import attrs
 import pytest
+from agentcore_contrib.rate_limit import RateLimiter
 
 from agentcore import (
     Agent,
@@ -24,7 +25,6 @@ from agentcore import (
 )
 from agentcore.errors import RateLimitedError
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.rate_limit import RateLimiter
 
 pytestmark = pytest.mark.anyio
 

@@ -10,6 +10,7 @@ from typing import Any, Literal, overload
 import anyio.lowlevel
 import attrs
 import pytest
+from agentcore_contrib.retry import Retry
 
 from agentcore import (
     Agent,
@@ -24,7 +25,6 @@ from agentcore import (
 from agentcore.errors import InvalidRequestError, RateLimitedError, TransientError
 from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.retry import Retry
 
 pytestmark = pytest.mark.anyio
 

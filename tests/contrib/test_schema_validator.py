@@ -9,6 +9,11 @@ from typing import Any
 
 import attrs
 import pytest
+from agentcore_contrib.schema_validator import (
+    AgentSchemaValidator,
+    SchemaValidator,
+    schema_errors,
+)
 
 from agentcore import (
     Agent,
@@ -25,11 +30,6 @@ from agentcore.errors import StructuredOutputError
 from agentcore.middleware import CallNext
 from agentcore.structured import json_schema_for
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.schema_validator import (
-    AgentSchemaValidator,
-    SchemaValidator,
-    schema_errors,
-)
 
 pytestmark = pytest.mark.anyio
 

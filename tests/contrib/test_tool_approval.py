@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentcore_contrib.tool_approval import ApprovalRule, ToolApproval
 
 from agentcore import (
     Agent,
@@ -19,7 +20,6 @@ from agentcore import (
     tool,
 )
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.tool_approval import ApprovalRule, ToolApproval
 
 pytestmark = pytest.mark.anyio
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentcore_contrib.tracing import Tracing
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -33,7 +34,6 @@ from agentcore import (
 )
 from agentcore.errors import RateLimitedError
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.tracing import Tracing
 
 pytestmark = pytest.mark.anyio
 
@@ -304,10 +304,10 @@ async def test_the_streamed_span_ends_only_when_the_stream_finishes() -> None:
 
 
 def test_importing_without_opentelemetry_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(sys.modules, "middleware_contrib.tracing")
+    monkeypatch.delitem(sys.modules, "agentcore_contrib.tracing")
     monkeypatch.setitem(sys.modules, "opentelemetry", None)
-    with pytest.raises(ImportError, match=re.escape("agentcore[otel]")):
-        importlib.import_module("middleware_contrib.tracing")
+    with pytest.raises(ImportError, match=re.escape("pip install 'agentcore-framework[otel]'")):
+        importlib.import_module("agentcore_contrib.tracing")
 
 
 def test_a_non_callable_clock_is_refused() -> None:

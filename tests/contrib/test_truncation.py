@@ -9,6 +9,7 @@ from typing import Any
 
 import attrs
 import pytest
+from agentcore_contrib.truncation import ContentTruncator, HistoryTruncator, estimate_tokens
 
 from agentcore import (
     Agent,
@@ -24,7 +25,6 @@ from agentcore import (
 )
 from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.truncation import ContentTruncator, HistoryTruncator, estimate_tokens
 
 pytestmark = pytest.mark.anyio
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agentcore_anthropic import AnthropicChatClient, AnthropicChatOptions
 from typing_extensions import assert_type
 
 from agentcore import (
@@ -32,7 +33,6 @@ from agentcore import (
     SupportsWebSearchTool,
     WebSearchTool,
 )
-from providers.anthropic import AnthropicChatClient, AnthropicChatOptions
 
 client = AnthropicChatClient(
     "claude-wire-test", api_key="sk-ant-test", base_url="http://127.0.0.1:9"

@@ -12,6 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agentcore_openai import (
+    OpenAIChatClient,
+    OpenAIChatOptions,
+    OpenAIEmbeddingClient,
+    OpenAIEmbeddingOptions,
+    OpenAIResponsesClient,
+    OpenAIResponsesOptions,
+)
 from typing_extensions import assert_type
 
 from agentcore import (
@@ -35,14 +43,6 @@ from agentcore import (
     SupportsShellTool,
     SupportsWebSearchTool,
     WebSearchTool,
-)
-from providers.openai import (
-    OpenAIChatClient,
-    OpenAIChatOptions,
-    OpenAIEmbeddingClient,
-    OpenAIEmbeddingOptions,
-    OpenAIResponsesClient,
-    OpenAIResponsesOptions,
 )
 
 BASE_URL = "http://127.0.0.1:9/v1"

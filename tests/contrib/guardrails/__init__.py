@@ -1,1 +1,1 @@
-"""Tests of middleware_contrib.guardrails."""
+"""Tests of agentcore_contrib.guardrails."""

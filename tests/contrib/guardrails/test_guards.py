@@ -6,10 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-
-from agentcore import Message
-from agentcore.testing import ScriptedChatClient
-from middleware_contrib.guardrails import (
+from agentcore_contrib.guardrails import (
     ContentFilter,
     GuardrailError,
     GuardrailViolation,
@@ -17,7 +14,10 @@ from middleware_contrib.guardrails import (
     MaxInputTokens,
     parse_verdict,
 )
-from middleware_contrib.guardrails._base import run_check, run_request_check
+from agentcore_contrib.guardrails._base import run_check, run_request_check
+
+from agentcore import Message
+from agentcore.testing import ScriptedChatClient
 
 pytestmark = pytest.mark.anyio
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from middleware_contrib.guardrails import GuardrailError, PromptInjectionGuard
-from middleware_contrib.guardrails._base import run_check
-from middleware_contrib.guardrails.injection import spellings
+from agentcore_contrib.guardrails import GuardrailError, PromptInjectionGuard
+from agentcore_contrib.guardrails._base import run_check
+from agentcore_contrib.guardrails.injection import spellings
 
 pytestmark = pytest.mark.anyio
 

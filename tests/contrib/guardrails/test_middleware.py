@@ -6,6 +6,17 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
+from agentcore_contrib.guardrails import (
+    AgentGuardrails,
+    ChatGuardrails,
+    ContentFilter,
+    GuardrailError,
+    GuardrailViolation,
+    LLMJudge,
+    MaxInputTokens,
+    PIIGuard,
+    PromptInjectionGuard,
+)
 
 from agentcore import (
     Agent,
@@ -20,17 +31,6 @@ from agentcore import (
     tool,
 )
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.guardrails import (
-    AgentGuardrails,
-    ChatGuardrails,
-    ContentFilter,
-    GuardrailError,
-    GuardrailViolation,
-    LLMJudge,
-    MaxInputTokens,
-    PIIGuard,
-    PromptInjectionGuard,
-)
 
 pytestmark = pytest.mark.anyio
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from middleware_contrib.guardrails import PIIGuard, find_pii
-from middleware_contrib.guardrails.pii import (
+from agentcore_contrib.guardrails import PIIGuard, find_pii
+from agentcore_contrib.guardrails.pii import (
     iban_is_valid,
     luhn_is_valid,
     ssn_is_valid,

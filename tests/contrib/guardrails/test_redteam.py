@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from middleware_contrib.guardrails import PIIGuard, PromptInjectionGuard
+from agentcore_contrib.guardrails import PIIGuard, PromptInjectionGuard
 
 CORPUS = Path(__file__).parent / "corpus"
 

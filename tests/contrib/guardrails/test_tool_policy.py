@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from agentcore_contrib.guardrails import GuardrailError, ToolPolicy
 
 from agentcore import Agent, AgentResponse, ChatResponse, FunctionCallContent, Message, tool
 from agentcore.testing import ScriptedChatClient
-from middleware_contrib.guardrails import GuardrailError, ToolPolicy
 
 pytestmark = pytest.mark.anyio
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from agentcore_anthropic import AnthropicChatClient
 
-from providers.anthropic import AnthropicChatClient
 from tests.providers.anthropic.fixtures import MODEL
 from tests.providers.anthropic.replies import QuickWireServer
 from tests.providers.wire_server import WireServer

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import attrs
 import pytest
+from agentcore_anthropic import AnthropicChatClient
 
 from agentcore import Agent
-from providers.anthropic import AnthropicChatClient
 from tests.providers.anthropic.fixtures import STRUCTURED, TEXT, get_weather, message, tool_use
 from tests.providers.anthropic.replies import MESSAGES, json_reply, sent, sse_reply
 from tests.providers.wire_server import WireServer

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import anthropic
 import pytest
+from agentcore_anthropic import AnthropicChatClient
 
-from providers.anthropic import AnthropicChatClient
 from tests.providers.anthropic.fixtures import MODEL
 
 

@@ -9,10 +9,10 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from agentcore_anthropic import AnthropicChatClient
 
 from agentcore import ChatResponse, FunctionCallContent, TextContent
 from agentcore.testing.conformance import ChatClientConformance, ConformanceHarness, Scenario
-from providers.anthropic import AnthropicChatClient
 from tests.providers.anthropic.fixtures import error_body, message, sse_events, text, tool_use
 from tests.providers.anthropic.replies import MESSAGES, QuickWireServer, json_reply
 from tests.providers.wire_server import Reply

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agentcore_anthropic import AnthropicChatClient, AnthropicChatOptions
 
 from agentcore import Message
 from agentcore.errors import RateLimitedError
-from providers.anthropic import AnthropicChatClient, AnthropicChatOptions
 from tests.providers.anthropic.fixtures import COUNT_TOKENS as COUNT_BODY
 from tests.providers.anthropic.fixtures import MODEL, error_body, get_weather
 from tests.providers.anthropic.replies import COUNT_TOKENS, json_reply, sent

@@ -10,6 +10,8 @@ from time import time
 import anthropic
 import httpx2
 import pytest
+from agentcore_anthropic import AnthropicChatClient
+from agentcore_anthropic._errors import map_error
 
 from agentcore import Message
 from agentcore.errors import (
@@ -21,8 +23,6 @@ from agentcore.errors import (
     RateLimitedError,
     TransientError,
 )
-from providers.anthropic import AnthropicChatClient
-from providers.anthropic._errors import map_error
 from tests.providers.anthropic.fixtures import MODEL, error_body
 from tests.providers.anthropic.replies import MESSAGES, json_reply
 from tests.providers.wire_server import WireServer

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agentcore_anthropic import AnthropicChatClient, AnthropicChatOptions
 
 from agentcore import (
     CodeInterpreterTool,
@@ -17,7 +18,6 @@ from agentcore import (
     ShellTool,
     WebSearchTool,
 )
-from providers.anthropic import AnthropicChatClient, AnthropicChatOptions
 from tests.providers.anthropic.fixtures import CODE_EXECUTION, MCP, TEXT, WEB_SEARCH
 from tests.providers.anthropic.replies import MESSAGES, json_reply, sent
 from tests.providers.wire_server import WireServer

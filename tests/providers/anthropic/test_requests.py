@@ -6,6 +6,7 @@ import base64
 from typing import Any
 
 import pytest
+from agentcore_anthropic import AnthropicChatClient, AnthropicChatOptions
 
 from agentcore import (
     Content,
@@ -18,7 +19,6 @@ from agentcore import (
     TextContent,
     UriContent,
 )
-from providers.anthropic import AnthropicChatClient, AnthropicChatOptions
 from tests.providers.anthropic.fixtures import MODEL, TEXT, TOOL_CALL, get_weather
 from tests.providers.anthropic.replies import MESSAGES, json_reply, sent, sse_reply
 from tests.providers.wire_server import WireServer

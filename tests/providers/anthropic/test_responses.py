@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from agentcore_anthropic import AnthropicChatClient
 
 from agentcore import (
     FunctionCallContent,
@@ -14,7 +15,6 @@ from agentcore import (
     TextContent,
     Usage,
 )
-from providers.anthropic import AnthropicChatClient
 from tests.providers.anthropic.fixtures import (
     CACHED,
     MODEL,

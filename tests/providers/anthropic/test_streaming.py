@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 import pytest
+from agentcore_anthropic import AnthropicChatClient, AnthropicChatOptions
 
 from agentcore import (
     ChatResponse,
@@ -19,7 +20,6 @@ from agentcore import (
     UsageContent,
 )
 from agentcore.errors import TransientError
-from providers.anthropic import AnthropicChatClient, AnthropicChatOptions
 from tests.providers.anthropic.fixtures import (
     BETA_ONLY,
     CATALOGUE,

@@ -6,8 +6,8 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from agentcore_openai import OpenAIChatClient, OpenAIEmbeddingClient, OpenAIResponsesClient
 
-from providers.openai import OpenAIChatClient, OpenAIEmbeddingClient, OpenAIResponsesClient
 from tests.providers.wire_server import WireServer
 
 

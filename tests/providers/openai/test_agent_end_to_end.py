@@ -6,9 +6,9 @@ from typing import Any
 
 import attrs
 import pytest
+from agentcore_openai import OpenAIChatClient, OpenAIResponsesClient
 
 from agentcore import Agent, tool
-from providers.openai import OpenAIChatClient, OpenAIResponsesClient
 from tests.providers.openai import chat_fixtures as chat_fx
 from tests.providers.openai import responses_fixtures as resp_fx
 from tests.providers.wire_server import Reply, WireServer

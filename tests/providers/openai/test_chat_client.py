@@ -8,6 +8,7 @@ from typing import Any
 import anyio
 import openai
 import pytest
+from agentcore_openai import OpenAIChatClient
 
 from agentcore import (
     DataContent,
@@ -24,7 +25,6 @@ from agentcore import (
     WebSearchTool,
 )
 from agentcore.errors import AuthenticationError
-from providers.openai import OpenAIChatClient
 from tests.providers.openai import chat_fixtures as chat_fx
 from tests.providers.openai import wire_fixtures as fx
 from tests.providers.openai.exchange import (

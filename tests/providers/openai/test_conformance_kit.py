@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from agentcore_openai import OpenAIChatClient, OpenAIResponsesClient
 
 from agentcore import ChatResponse, FunctionCallContent, SupportsGetResponse, TextContent
 from agentcore.testing.conformance import ChatClientConformance, Scenario
-from providers.openai import OpenAIChatClient, OpenAIResponsesClient
 from tests.providers.openai import chat_fixtures as chat_fx
 from tests.providers.openai import responses_fixtures as resp_fx
 from tests.providers.openai import wire_fixtures as fx

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from agentcore_openai import OpenAIEmbeddingClient, OpenAIEmbeddingOptions
 
 from agentcore import Embedding, Usage
-from providers.openai import OpenAIEmbeddingClient, OpenAIEmbeddingOptions
 from tests.providers.openai import wire_fixtures as fx
 from tests.providers.wire_server import Reply, WireServer
 

@@ -8,6 +8,7 @@ import anyio
 import anyio.abc
 import openai
 import pytest
+from agentcore_openai import OpenAIChatClient, OpenAIEmbeddingClient, OpenAIResponsesClient
 
 from agentcore import ChatResponse
 from agentcore.errors import (
@@ -20,7 +21,6 @@ from agentcore.errors import (
     RateLimitedError,
     TransientError,
 )
-from providers.openai import OpenAIChatClient, OpenAIEmbeddingClient, OpenAIResponsesClient
 from tests.providers.openai import responses_fixtures as resp_fx
 from tests.providers.openai import wire_fixtures as fx
 from tests.providers.openai.conftest import QuickStopWireServer

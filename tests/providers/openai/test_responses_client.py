@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 import pytest
+from agentcore_openai import OpenAIResponsesClient
 
 from agentcore import (
     DataContent,
@@ -19,7 +20,6 @@ from agentcore import (
     UriContent,
     Usage,
 )
-from providers.openai import OpenAIResponsesClient
 from tests.providers.openai import responses_fixtures as resp_fx
 from tests.providers.openai import wire_fixtures as fx
 from tests.providers.openai.exchange import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agentcore_openai import OpenAIResponsesClient
 
 from agentcore import (
     CodeInterpreterTool,
@@ -17,7 +18,6 @@ from agentcore import (
     ShellTool,
     TextContent,
 )
-from providers.openai import OpenAIResponsesClient
 from tests.providers.openai import responses_fixtures as resp_fx
 from tests.providers.openai.exchange import USER, both_modes
 from tests.providers.wire_server import Reply, WireServer

@@ -6,8 +6,7 @@ from collections.abc import AsyncIterator
 
 import httpx2
 import pytest
-
-from providers.openai._sse import server_sent_events
+from agentcore_openai._sse import server_sent_events
 
 pytestmark = pytest.mark.anyio
 

@@ -7,11 +7,11 @@ from typing import Any
 import httpx2
 import openai
 import pytest
+from agentcore_openai._embeddings import _decode
+from agentcore_openai._errors import map_error
+from agentcore_openai._tools import is_strict_schema, split_tools
 
 from agentcore.errors import ChatClientError, ContextLengthExceededError, TransientError
-from providers.openai._embeddings import _decode
-from providers.openai._errors import map_error
-from providers.openai._tools import is_strict_schema, split_tools
 from tests.providers.openai import wire_fixtures as fx
 
 CLOSED = {"additionalProperties": False}

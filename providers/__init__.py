@@ -1,1 +1,0 @@
-"""Provider adapters for agentcore (install the matching extra)."""

@@ -1,0 +1,239 @@
+"""Responses API stream events -> agentcore updates.
+
+Text, refusals, function-call arguments and reasoning summaries stream as
+deltas; everything else of an item arrives when the item is done (hosted tool
+calls and results, encrypted reasoning, annotations). When an item is done the
+reader also sends whatever part of it no delta carried, so a server that skips
+deltas still gives the full answer. Folding the updates equals the
+non-streamed response, except that annotations arrive in a separate empty
+:class:`~agentcore.TextContent` after the text they belong to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseCreatedEvent,
+    ResponseErrorEvent,
+    ResponseFailedEvent,
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionToolCall,
+    ResponseIncompleteEvent,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent,
+    ResponseOutputMessage,
+    ResponseReasoningItem,
+    ResponseReasoningSummaryTextDeltaEvent,
+    ResponseRefusalDeltaEvent,
+    ResponseStreamEvent,
+    ResponseTextDeltaEvent,
+)
+from openai.types.responses.response_output_text import ResponseOutputText
+
+from agentcore import (
+    ChatResponseUpdate,
+    Content,
+    ErrorContent,
+    FinishReason,
+    FunctionCallContent,
+    ReasoningContent,
+    TextContent,
+    UsageContent,
+)
+from agentcore_openai._content_parts import iso_timestamp
+from agentcore_openai._errors import PROVIDER
+from agentcore_openai._responses_items import (
+    annotations_of,
+    finish_reason_of,
+    item_contents,
+    message_text,
+    reasoning_text,
+    responses_usage,
+)
+
+__all__ = ["EventReader", "parse_event"]
+
+# The events the reader uses; others (progress, part boundaries, done-texts) are skipped.
+_EVENT_TYPES: dict[str, type[ResponseStreamEvent]] = {
+    "response.created": ResponseCreatedEvent,
+    "response.completed": ResponseCompletedEvent,
+    "response.incomplete": ResponseIncompleteEvent,
+    "response.failed": ResponseFailedEvent,
+    "response.output_text.delta": ResponseTextDeltaEvent,
+    "response.refusal.delta": ResponseRefusalDeltaEvent,
+    "response.function_call_arguments.delta": ResponseFunctionCallArgumentsDeltaEvent,
+    "response.reasoning_summary_text.delta": ResponseReasoningSummaryTextDeltaEvent,
+    "response.output_item.added": ResponseOutputItemAddedEvent,
+    "response.output_item.done": ResponseOutputItemDoneEvent,
+    "error": ResponseErrorEvent,
+}
+
+
+def parse_event(payload: Mapping[str, Any]) -> ResponseStreamEvent | None:
+    """The SDK event for one SSE ``data`` object, or ``None`` for events not used.
+
+    Built like the SDK builds them (``model_construct``: nested models, no
+    validation), so a field the service adds does not break the stream.
+    """
+    kind = payload.get("type")
+    if kind is None and isinstance(payload.get("error"), Mapping):
+        error = cast("Mapping[str, Any]", payload["error"])
+        payload = {"type": "error", "message": error.get("message", ""), "code": error.get("code")}
+        kind = "error"
+    cls = _EVENT_TYPES.get(str(kind))
+    return None if cls is None else cls.model_construct(**payload)
+
+
+def _remainder(full: str, streamed: str) -> str:
+    """What ``full`` has beyond what was ``streamed`` already."""
+    return full[len(streamed) :] if full.startswith(streamed) else ""
+
+
+class EventReader:
+    """Reads the events of one streamed response; :attr:`done` once it ended."""
+
+    def __init__(self, *, store: bool, rate_limit: dict[str, Any] | None) -> None:
+        self.done = False
+        self._store = store
+        self._pending_properties = {"rate_limit": rate_limit} if rate_limit else None
+        self._response_id: str | None = None
+        self._model: str | None = None
+        self._created_at: str | None = None
+        self._call_ids: dict[str, str] = {}  # item id -> call_id
+        self._streamed: dict[str, str] = {}  # item id -> text/arguments sent so far
+        self._summary_index: dict[str, int] = {}
+
+    def read(self, event: ResponseStreamEvent) -> ChatResponseUpdate | None:
+        """The update for one event, or ``None`` when it adds nothing."""
+        if isinstance(
+            event,
+            (
+                ResponseCreatedEvent,
+                ResponseCompletedEvent,
+                ResponseIncompleteEvent,
+                ResponseFailedEvent,
+            ),
+        ):
+            return self._lifecycle(event.response, final=event.type != "response.created")
+        if isinstance(event, (ResponseTextDeltaEvent, ResponseRefusalDeltaEvent)):
+            return self._text(event.item_id, event.delta)
+        if isinstance(event, ResponseFunctionCallArgumentsDeltaEvent):
+            return self._arguments(event)
+        if isinstance(event, ResponseReasoningSummaryTextDeltaEvent):
+            return self._summary(event)
+        if isinstance(event, ResponseOutputItemAddedEvent):
+            return self._item_added(event)
+        if isinstance(event, ResponseOutputItemDoneEvent):
+            return self._item_done(event)
+        if isinstance(event, ResponseErrorEvent):
+            self.done = True
+            return self._update([ErrorContent(event.message, code=event.code)], "error")
+        return None
+
+    def _lifecycle(self, response: Response, *, final: bool) -> ChatResponseUpdate | None:
+        self._response_id = response.id
+        self._model = response.model
+        if self._created_at is None:
+            self._created_at = iso_timestamp(response.created_at)
+        if not final:
+            return self._update([], None) if self._pending_properties else None
+        self.done = True
+        contents: list[Content] = []
+        if response.status == "failed" and response.error is not None:
+            contents.append(ErrorContent(response.error.message, code=response.error.code))
+        if response.usage is not None:
+            contents.append(UsageContent(responses_usage(response.usage, response.output)))
+        return self._update(contents, finish_reason_of(response))
+
+    def _text(self, item_id: str, delta: str) -> ChatResponseUpdate | None:
+        if not delta:
+            return None
+        self._streamed[item_id] = self._streamed.get(item_id, "") + delta
+        return self._update([TextContent(delta)], None)
+
+    def _arguments(self, event: ResponseFunctionCallArgumentsDeltaEvent) -> ChatResponseUpdate:
+        call_id = self._call_ids.get(event.item_id, event.item_id)
+        self._streamed[event.item_id] = self._streamed.get(event.item_id, "") + event.delta
+        piece = FunctionCallContent(
+            call_id=call_id, arguments=event.delta, index=event.output_index
+        )
+        return self._update([piece], None)
+
+    def _summary(self, event: ResponseReasoningSummaryTextDeltaEvent) -> ChatResponseUpdate:
+        item_id = event.item_id
+        text = event.delta
+        last = self._summary_index.get(item_id)
+        if last is not None and event.summary_index != last:
+            text = "\n\n" + text  # summary parts are joined by blank lines
+        self._summary_index[item_id] = event.summary_index
+        self._streamed[item_id] = self._streamed.get(item_id, "") + text
+        return self._update([ReasoningContent(text=text, provider=PROVIDER, id=item_id)], None)
+
+    def _item_added(self, event: ResponseOutputItemAddedEvent) -> ChatResponseUpdate | None:
+        item = event.item
+        if not isinstance(item, ResponseFunctionToolCall):
+            return None
+        item_id = item.id or item.call_id
+        self._call_ids[item_id] = item.call_id
+        self._streamed[item_id] = item.arguments
+        piece = FunctionCallContent(
+            call_id=item.call_id, name=item.name, arguments=item.arguments, index=event.output_index
+        )
+        return self._update([piece], None)
+
+    def _item_done(self, event: ResponseOutputItemDoneEvent) -> ChatResponseUpdate | None:
+        item = event.item
+        contents: list[Content] = []
+        if isinstance(item, ResponseOutputMessage):
+            rest = _remainder(message_text(item), self._streamed.get(item.id, ""))
+            if rest:
+                contents.append(TextContent(rest))
+            annotations = tuple(
+                a
+                for part in item.content
+                if isinstance(part, ResponseOutputText)
+                for a in annotations_of(part)
+            )
+            if annotations:
+                contents.append(TextContent("", annotations=annotations))
+        elif isinstance(item, ResponseFunctionToolCall):
+            item_id = item.id or item.call_id
+            if item_id not in self._call_ids:
+                contents.extend(item_contents(item, event.output_index))
+            else:
+                rest = _remainder(item.arguments, self._streamed.get(item_id, ""))
+                if rest:
+                    contents.append(
+                        FunctionCallContent(
+                            call_id=item.call_id, arguments=rest, index=event.output_index
+                        )
+                    )
+        elif isinstance(item, ResponseReasoningItem):
+            rest = _remainder(reasoning_text(item), self._streamed.get(item.id, ""))
+            contents.append(
+                ReasoningContent(
+                    text=rest, provider=PROVIDER, id=item.id, protected_data=item.encrypted_content
+                )
+            )
+        else:
+            contents.extend(item_contents(item, event.output_index))
+        return self._update(contents, None) if contents else None
+
+    def _update(
+        self, contents: list[Content], finish_reason: FinishReason | None
+    ) -> ChatResponseUpdate:
+        properties, self._pending_properties = self._pending_properties, None
+        return ChatResponseUpdate(
+            contents=tuple(contents),
+            role="assistant" if contents else None,
+            response_id=self._response_id,
+            conversation_id=self._response_id if self._store else None,
+            model=self._model,
+            finish_reason=finish_reason,
+            created_at=self._created_at,
+            additional_properties=properties,
+        )
