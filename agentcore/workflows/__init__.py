@@ -1,0 +1,108 @@
+"""Workflows: typed graphs of executors exchanging messages in supersteps.
+
+Build a definition once with :class:`WorkflowBuilder`, run it any number of times
+at once with :meth:`Workflow.run`. See ``docs/workflows.md``.
+"""
+
+from agentcore.workflows._builder import WorkflowBuilder
+from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
+from agentcore.workflows._context import SharedState, WorkflowContext
+from agentcore.workflows._edges import Case, Default
+from agentcore.workflows._events import (
+    DeliveryRecord,
+    DeliveryStatus,
+    EdgeDelivery,
+    EdgeGroupKind,
+    ErrorInfo,
+    EventSource,
+    ExecutorCompleted,
+    ExecutorEvent,
+    ExecutorFailed,
+    ExecutorInvoked,
+    IntermediateOutput,
+    RequestCancelled,
+    RequestInfo,
+    RunCompleted,
+    RunFailed,
+    RunPaused,
+    RunStarted,
+    SuperstepAborted,
+    SuperstepCompleted,
+    SuperstepStarted,
+    WorkflowEvent,
+    WorkflowOutput,
+    WorkflowWarning,
+)
+from agentcore.workflows._graph import RetryPolicy
+from agentcore.workflows._requests import PendingRequest, WorkflowResponse
+from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._spec import FunctionExecutor, executor, handler, response_handler
+from agentcore.workflows._workflow import Workflow
+from agentcore.workflows.errors import (
+    CheckpointError,
+    CheckpointIncompatibleError,
+    ExecutorFailedError,
+    ExecutorTimeoutError,
+    SharedStateConflictError,
+    UnknownRequestError,
+    WorkflowBuildError,
+    WorkflowConvergenceError,
+    WorkflowError,
+    WorkflowStalledError,
+    WorkflowTypeError,
+)
+from agentcore.workflows.protocols import Executor
+
+__all__ = [
+    "Case",
+    "CheckpointError",
+    "CheckpointIncompatibleError",
+    "Default",
+    "DeliveryRecord",
+    "DeliveryStatus",
+    "EdgeDelivery",
+    "EdgeGroupKind",
+    "ErrorInfo",
+    "EventSource",
+    "Executor",
+    "ExecutorCompleted",
+    "ExecutorEvent",
+    "ExecutorFailed",
+    "ExecutorFailedError",
+    "ExecutorInvoked",
+    "ExecutorTimeoutError",
+    "FunctionExecutor",
+    "IntermediateOutput",
+    "PendingRequest",
+    "RequestCancelled",
+    "RequestInfo",
+    "RetryPolicy",
+    "RunCompleted",
+    "RunFailed",
+    "RunPaused",
+    "RunStarted",
+    "RunStatus",
+    "SharedState",
+    "SharedStateConflictError",
+    "SuperstepAborted",
+    "SuperstepCompleted",
+    "SuperstepStarted",
+    "UnknownRequestError",
+    "Workflow",
+    "WorkflowBuildError",
+    "WorkflowBuilder",
+    "WorkflowCheckpoint",
+    "WorkflowContext",
+    "WorkflowConvergenceError",
+    "WorkflowError",
+    "WorkflowEvent",
+    "WorkflowOutput",
+    "WorkflowResponse",
+    "WorkflowRunResult",
+    "WorkflowStalledError",
+    "WorkflowTypeError",
+    "WorkflowWarning",
+    "executor",
+    "handler",
+    "response_handler",
+]

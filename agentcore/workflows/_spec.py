@@ -1,0 +1,569 @@
+"""Reading an executor once, when it is added: what it accepts, sends, yields and asks.
+
+Three conveniences make an executor, none needing a base class:
+
+- ``@executor`` on a function (``FunctionExecutor``): ``async def f(message: In,
+  ctx: WorkflowContext[S, Y])`` or ``async def f(message: In) -> Out`` (the return
+  value is sent);
+- ``@handler`` / ``@response_handler`` on methods of a plain class with an ``id``;
+- any object with an ``id`` and ``async def handle(self, message, ctx)``.
+
+Types come from the annotations (resolved with ``typing.get_type_hints``, so
+``from __future__ import annotations`` works) or, in *explicit mode*, only from
+the decorator's keywords. The result is an immutable :class:`ExecutorSpec`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar, cast, get_args, get_origin, overload
+
+import anyio.to_thread
+import attrs
+
+from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._typeexpr import (
+    compatible,
+    describe,
+    has_typevar,
+    matches,
+    members,
+    runtime_class,
+    union_of,
+)
+from agentcore.workflows.errors import WorkflowBuildError
+
+__all__ = [
+    "ExecutorSpec",
+    "FunctionExecutor",
+    "HandlerSpec",
+    "ResponseSpec",
+    "executor",
+    "handler",
+    "read_executor",
+    "response_handler",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_HANDLER_MARK = "__agentcore_handler__"
+_RESPONSE_MARK = "__agentcore_response_handler__"
+_NONE = type(None)
+_MISSING: Any = object()
+
+
+@attrs.frozen
+class _Explicit:
+    """Types given to a decorator (explicit mode): annotations are not read."""
+
+    input: Any = _MISSING
+    output: Any = _MISSING
+    yields: Any = _MISSING
+    request: Any = _MISSING
+    response: Any = _MISSING
+
+
+# -- the decorators ----------------------------------------------------------------------
+
+
+@overload
+def handler(fn: F, /) -> F: ...
+@overload
+def handler(*, input: Any, output: Any = None, yields: Any = None) -> Callable[[F], F]: ...
+def handler(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    input: Any = _MISSING,
+    output: Any = _MISSING,
+    yields: Any = _MISSING,
+) -> Any:
+    """Mark a method of a plain class as a message handler: ``async def on_x(self,
+    message: In, ctx: WorkflowContext[S, Y])``.
+
+    With any keyword, explicit mode: types come only from ``input`` (required),
+    ``output`` (sent types) and ``yields``; annotations are not read.
+    """
+    explicit = None
+    if input is not _MISSING or output is not _MISSING or yields is not _MISSING:
+        explicit = _Explicit(input=input, output=output, yields=yields)
+
+    def mark(f: F) -> F:
+        setattr(f, _HANDLER_MARK, explicit or _Explicit())
+        return f
+
+    return mark(fn) if fn is not None else mark
+
+
+@overload
+def response_handler(fn: F, /) -> F: ...
+@overload
+def response_handler(
+    *, request: Any, response: Any, output: Any = None, yields: Any = None
+) -> Callable[[F], F]: ...
+def response_handler(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    request: Any = _MISSING,
+    response: Any = _MISSING,
+    output: Any = _MISSING,
+    yields: Any = _MISSING,
+) -> Any:
+    """Mark a method as the handler of answers to one (request, response) type pair:
+    ``async def on_answer(self, request: Req, response: Resp, ctx: WorkflowContext[S, Y])``.
+
+    With any keyword, explicit mode: ``request`` and ``response`` are both required
+    and annotations are not read. Two handlers for one pair on one class raise
+    :class:`WorkflowBuildError` when the executor is added.
+    """
+    explicit = None
+    given: tuple[object, ...] = (request, response, output, yields)
+    if any(v is not _MISSING for v in given):
+        explicit = _Explicit(request=request, response=response, output=output, yields=yields)
+
+    def mark(f: F) -> F:
+        setattr(f, _RESPONSE_MARK, explicit or _Explicit())
+        return f
+
+    return mark(fn) if fn is not None else mark
+
+
+@attrs.frozen
+class FunctionExecutor:
+    """A function as an executor (what ``@executor`` returns). Calling it calls the function."""
+
+    id: str
+    fn: Callable[..., Any]
+    explicit: _Explicit | None = attrs.field(default=None, repr=False)
+
+    async def handle(self, message: Any, ctx: WorkflowContext[Any, Any]) -> None:
+        """Run the function on ``message``; a non-``None`` return value is sent."""
+        result = await _call_function(self.fn, message, ctx)
+        if result is not None:
+            await ctx.send(result)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+
+async def _call_function(fn: Callable[..., Any], message: Any, ctx: Any) -> Any:
+    if len(inspect.signature(fn).parameters) >= 2:
+        return await fn(message, ctx)
+    return await fn(message)
+
+
+@overload
+def executor(fn: Callable[..., Any], /) -> FunctionExecutor: ...
+@overload
+def executor(
+    *, id: str | None = None, input: Any = None, output: Any = None, yields: Any = None
+) -> Callable[[Callable[..., Any]], FunctionExecutor]: ...
+def executor(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    id: str | None = None,
+    input: Any = _MISSING,
+    output: Any = _MISSING,
+    yields: Any = _MISSING,
+) -> Any:
+    """Make a function an executor (its id is its name unless ``id`` is given).
+
+    Explicit types, when any of ``input`` / ``output`` / ``yields`` is given, replace
+    the annotations entirely; ``input`` is then required.
+    """
+    explicit = None
+    if input is not _MISSING or output is not _MISSING or yields is not _MISSING:
+        explicit = _Explicit(input=input, output=output, yields=yields)
+
+    def wrap(f: Callable[..., Any]) -> FunctionExecutor:
+        return FunctionExecutor(id or f.__name__, f, explicit)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+# -- specs -------------------------------------------------------------------------------
+
+Call = Callable[[Any, Any], Awaitable[Any]]
+
+
+@attrs.frozen
+class HandlerSpec:
+    """One message handler: what it accepts, sends and yields, and how to call it."""
+
+    name: str
+    call: Call = attrs.field(repr=False)
+    inputs: tuple[Any, ...]
+    sends: tuple[Any, ...]
+    yields: tuple[Any, ...]
+    returns_send: bool
+    _send_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
+
+    def sent_type(self, message: object) -> Any | None:
+        """The declared send type ``message`` matches (``None``: not declared)."""
+        cls = type(message)
+        cached = self._send_cache.get(cls, _MISSING)
+        if cached is not _MISSING:
+            return cached
+        found = None
+        for tp in self.sends:
+            if tp is cls:
+                found = tp
+                break
+        if found is None:
+            found = next((tp for tp in self.sends if matches(message, tp)), None)
+        if found is not None and not _value_dependent(found):
+            self._send_cache[cls] = found  # a pure cache: the answer depends only on cls
+        return found
+
+    def may_yield(self, value: object) -> bool:
+        return any(matches(value, tp) for tp in self.yields)
+
+    def describe_sends(self) -> str:
+        return " | ".join(describe(t) for t in self.sends) or "nothing"
+
+    def describe_yields(self) -> str:
+        return " | ".join(describe(t) for t in self.yields) or "nothing"
+
+
+@attrs.frozen
+class ResponseSpec:
+    """One response handler, for answers of type ``response`` to requests of type ``request``."""
+
+    name: str
+    call: Callable[[Any, Any, Any], Awaitable[Any]] = attrs.field(repr=False)
+    request: Any
+    response: Any
+    handler: HandlerSpec  # what the response handler may send and yield
+
+
+def _value_dependent(tp: Any) -> bool:
+    return runtime_class(tp) is None
+
+
+@attrs.frozen
+class ExecutorSpec:
+    """What the builder knows about one executor, read once."""
+
+    id: str
+    obj: object = attrs.field(repr=False)
+    handlers: tuple[HandlerSpec, ...]
+    responses: tuple[ResponseSpec, ...]
+    state_type: type[Any] | None
+    _dispatch: dict[type[Any], HandlerSpec] = attrs.field(factory=dict, repr=False, eq=False)
+
+    @property
+    def inputs(self) -> tuple[Any, ...]:
+        return tuple(t for h in self.handlers for t in h.inputs)
+
+    @property
+    def sends(self) -> tuple[Any, ...]:
+        out: list[Any] = []
+        for h in (*self.handlers, *(r.handler for r in self.responses)):
+            out.extend(t for t in h.sends if t not in out)
+        return tuple(out)
+
+    @property
+    def yields(self) -> tuple[Any, ...]:
+        out: list[Any] = []
+        for h in (*self.handlers, *(r.handler for r in self.responses)):
+            out.extend(t for t in h.yields if t not in out)
+        return tuple(out)
+
+    def accepts(self, tp: Any) -> bool:
+        """Whether some handler accepts values declared as ``tp``."""
+        return any(compatible(tp, accepted) for accepted in self.inputs)
+
+    def handler_for(self, message: object) -> HandlerSpec | None:
+        """The most specific handler for ``message``: the first class of its MRO that a
+        handler declares; cached per class."""
+        cls = type(message)
+        found = self._dispatch.get(cls)
+        if found is not None:
+            return found
+        for base in cls.__mro__:
+            for h in self.handlers:
+                if any(runtime_class(t) is base for t in h.inputs):
+                    found = h
+                    break
+            if found is not None:
+                break
+        if found is None:
+            found = next(
+                (h for h in self.handlers if any(matches(message, t) for t in h.inputs)), None
+            )
+        if found is not None and not any(_value_dependent(t) for t in found.inputs):
+            self._dispatch[cls] = found  # a pure cache: the answer depends only on cls
+        return found
+
+    def response_handler(self, data: object, response_type: Any) -> ResponseSpec | None:
+        """The response handler for answers of ``response_type`` to ``data``: the most
+        specific request class first."""
+        for base in type(data).__mro__:
+            for r in self.responses:
+                if runtime_class(r.request) is base and compatible(response_type, r.response):
+                    return r
+        for r in self.responses:
+            if matches(data, r.request) and compatible(response_type, r.response):
+                return r
+        return None
+
+
+# -- reading -----------------------------------------------------------------------------
+
+
+def _hints(fn: Callable[..., Any], owner: str) -> dict[str, Any]:
+    target = getattr(fn, "__func__", fn)
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except Exception as exc:
+        raise WorkflowBuildError(
+            [f"{owner}: cannot resolve the annotations of {target.__qualname__}: {exc}"]
+        ) from exc
+
+
+def _resolve(value: Any, fn: Callable[..., Any]) -> Any:
+    """An explicit type: strings resolve against the function's globals; a tuple or
+    list of types is their union."""
+    if isinstance(value, str):
+        target = getattr(fn, "__func__", fn)
+        return typing._eval_type(  # type: ignore[attr-defined]  # the resolver get_type_hints uses, for one string
+            typing.ForwardRef(value), getattr(target, "__globals__", {}), None
+        )
+    if isinstance(value, (tuple, list)):
+        return union_of([_resolve(v, fn) for v in cast("Sequence[Any]", value)])
+    return value
+
+
+def _explicit_members(value: Any, fn: Callable[..., Any]) -> tuple[Any, ...]:
+    if value is _MISSING or value is None:
+        return ()
+    return tuple(m for m in members(_resolve(value, fn)) if m is not _NONE)
+
+
+def _context_types(annotation: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    if annotation is WorkflowContext:
+        return (), ()
+    if get_origin(annotation) is WorkflowContext:
+        args = get_args(annotation)
+        sends = members(args[0]) if args else ()
+        yields = members(args[1]) if len(args) > 1 else ()
+        return tuple(t for t in sends if t is not _NONE), tuple(t for t in yields if t is not _NONE)
+    return (), ()
+
+
+def _read_callable(
+    fn: Callable[..., Any],
+    owner: str,
+    explicit: _Explicit | None,
+    *,
+    arity: int,
+) -> tuple[tuple[Any, ...], ...]:
+    """Types of a handler taking ``arity`` data parameters then an optional ctx:
+    the data parameters' types, then sends, then yields."""
+    params = [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    name = getattr(fn, "__qualname__", repr(fn))
+    if len(params) < arity:
+        raise WorkflowBuildError([f"{owner}: {name} must take {arity} argument(s) before ctx"])
+    if explicit is not None:
+        return ((), _explicit_members(explicit.output, fn), _explicit_members(explicit.yields, fn))
+    hints = _hints(fn, owner)
+    data: list[tuple[Any, ...]] = []
+    for p in params[:arity]:
+        if p.name not in hints:
+            raise WorkflowBuildError(
+                [
+                    f"{owner}: parameter {p.name!r} of {name} has no annotation; annotate it "
+                    f"or give the types to the decorator (explicit mode)"
+                ]
+            )
+        data.append(members(hints[p.name]))
+    sends: tuple[Any, ...] = ()
+    yields: tuple[Any, ...] = ()
+    if len(params) > arity:
+        sends, yields = _context_types(hints.get(params[arity].name))
+    returned = hints.get("return")
+    if returned is not None and returned is not _NONE:
+        extra = tuple(t for t in members(returned) if t is not _NONE and t not in sends)
+        sends = sends + extra
+    return (*data, sends, yields)
+
+
+def _check_resolved(owner: str, name: str, types: Sequence[Any]) -> None:
+    for tp in types:
+        if has_typevar(tp):
+            raise WorkflowBuildError(
+                [
+                    f"{owner}: {name} uses the type variable in {describe(tp)}, which cannot "
+                    f"be checked; give concrete types to the decorator (explicit mode), e.g. "
+                    f"@handler(input=..., output=...)"
+                ]
+            )
+
+
+def _message_call(fn: Callable[..., Any], takes_ctx: bool) -> Call:
+    if inspect.iscoroutinefunction(fn):
+        if takes_ctx:
+            return fn
+        return lambda message, ctx: fn(message)
+    if takes_ctx:
+        raise WorkflowBuildError(
+            [
+                f"{getattr(fn, '__qualname__', fn)} takes a ctx but is not async; a handler "
+                f"that uses ctx must be async def"
+            ]
+        )
+
+    async def in_thread(message: Any, ctx: Any) -> Any:
+        return await anyio.to_thread.run_sync(fn, message)
+
+    return in_thread
+
+
+def _handler_spec(
+    fn: Callable[..., Any], owner: str, explicit: _Explicit | None, *, returns_send: bool
+) -> HandlerSpec:
+    name = getattr(fn, "__qualname__", repr(fn))
+    inputs, sends, yields = _read_callable(fn, owner, explicit, arity=1)
+    if explicit is not None:
+        if explicit.input is _MISSING or explicit.input is None:
+            raise WorkflowBuildError(
+                [
+                    f"{owner}: {name} is in explicit mode (types given to the decorator), so "
+                    f"input= is required"
+                ]
+            )
+        inputs = tuple(m for m in members(_resolve(explicit.input, fn)))
+    _check_resolved(owner, name, (*inputs, *sends, *yields))
+    takes_ctx = (
+        len(
+            [
+                p
+                for p in inspect.signature(fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+        )
+        >= 2
+    )
+    return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
+
+
+def _response_spec(fn: Callable[..., Any], owner: str, explicit: _Explicit) -> ResponseSpec:
+    name = getattr(fn, "__qualname__", repr(fn))
+    if not inspect.iscoroutinefunction(fn):
+        raise WorkflowBuildError([f"{owner}: response handler {name} must be async def"])
+    if (
+        explicit.request is not _MISSING
+        or explicit.response is not _MISSING
+        or (explicit.output is not _MISSING or explicit.yields is not _MISSING)
+    ):
+        if explicit.request is _MISSING or explicit.response is _MISSING:
+            raise WorkflowBuildError(
+                [
+                    f"{owner}: response handler {name} is in explicit mode, so both request= "
+                    f"and response= are required"
+                ]
+            )
+        request, response = _resolve(explicit.request, fn), _resolve(explicit.response, fn)
+        sends = _explicit_members(explicit.output, fn)
+        yields = _explicit_members(explicit.yields, fn)
+    else:
+        req, resp, sends, yields = _read_callable(fn, owner, None, arity=2)
+        request, response = union_of(req), union_of(resp)
+    _check_resolved(owner, name, (request, response, *sends, *yields))
+    as_handler = HandlerSpec(name, fn, (request,), sends, yields, returns_send=False)
+    return ResponseSpec(name, fn, request, response, as_handler)
+
+
+def _duplicates(
+    owner: str, handlers: Sequence[HandlerSpec], responses: Sequence[ResponseSpec]
+) -> None:
+    problems: list[str] = []
+    seen: dict[Any, str] = {}
+    for h in handlers:
+        for tp in h.inputs:
+            if tp in seen:
+                problems.append(
+                    f"{owner} has two handlers for {describe(tp)}: {seen[tp]}, {h.name}; "
+                    f"keep one (or merge them into one handler for a union)"
+                )
+            seen[tp] = h.name
+    pairs: dict[tuple[Any, Any], str] = {}
+    for r in responses:
+        pair = (r.request, r.response)
+        if pair in pairs:
+            problems.append(
+                f"{owner} has two response handlers for ({describe(r.request)}, "
+                f"{describe(r.response)}): {pairs[pair].rsplit('.', 1)[-1]}, "
+                f"{r.name.rsplit('.', 1)[-1]}; keep one"
+            )
+        pairs[pair] = r.name
+    if problems:
+        raise WorkflowBuildError(problems)
+
+
+def _declared_types(obj: object, fn: Callable[..., Any]) -> _Explicit | None:
+    """Explicit ``input_types`` / ``output_types`` / ``yield_types`` attributes."""
+    names = ("input_types", "output_types", "yield_types")
+    if not any(hasattr(obj, n) for n in names):
+        return None
+    return _Explicit(
+        input=tuple(getattr(obj, "input_types", ())) or _MISSING,
+        output=tuple(getattr(obj, "output_types", ())),
+        yields=tuple(getattr(obj, "yield_types", ())),
+    )
+
+
+def read_executor(
+    obj: object, *, id: str | None = None, state_type: type[Any] | None = None
+) -> ExecutorSpec:
+    """Read ``obj`` as an executor (``TypeError`` naming it when it is not one)."""
+    if isinstance(obj, FunctionExecutor):
+        ident = id or obj.id
+        h = _handler_spec(obj.fn, repr(ident), obj.explicit, returns_send=True)
+        return ExecutorSpec(ident, obj, (h,), (), state_type)
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return read_executor(
+            FunctionExecutor(id or obj.__name__, obj), id=id, state_type=state_type
+        )
+    given: object = id or getattr(obj, "id", None)
+    if not isinstance(given, str) or not given:
+        raise TypeError(
+            f"{obj!r} is not an executor: it needs an id (a str attribute `id`, or id= "
+            f"when added) and either async handle(message, ctx) or @handler methods"
+        )
+    ident = given
+    owner = repr(ident)
+    state = state_type or getattr(obj, "state_type", None)
+    cls = type(obj)
+    handlers: list[HandlerSpec] = []
+    responses: list[ResponseSpec] = []
+    for attr in dir(cls):
+        member = inspect.getattr_static(cls, attr, None)
+        if isinstance(member, (staticmethod, classmethod)):
+            continue
+        marked = getattr(member, _HANDLER_MARK, None)
+        if marked is not None:
+            explicit = marked if marked != _Explicit() else None
+            handlers.append(_handler_spec(getattr(obj, attr), owner, explicit, returns_send=True))
+        answered = getattr(member, _RESPONSE_MARK, None)
+        if answered is not None:
+            responses.append(_response_spec(getattr(obj, attr), owner, answered))
+    if not handlers:
+        handle = getattr(obj, "handle", None)
+        if handle is None or not callable(handle):
+            raise TypeError(
+                f"{obj!r} is not an executor: give it async handle(self, message, ctx) or "
+                f"@handler methods"
+            )
+        handlers.append(
+            _handler_spec(handle, owner, _declared_types(obj, handle), returns_send=False)
+        )
+    _duplicates(owner, handlers, responses)
+    return ExecutorSpec(ident, obj, tuple(handlers), tuple(responses), state)

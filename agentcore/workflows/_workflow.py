@@ -1,0 +1,318 @@
+"""``Workflow``: an immutable definition, and how ``run()`` starts, continues and
+resumes runs of it.
+
+The argument rules of ``run()``:
+
+========================================  ===================================================
+call                                      meaning
+========================================  ===================================================
+``run(msg)``                              a new run (fresh ``run_id``, or the one given)
+``run(responses=[...], checkpoint=c)``    answer requests of the paused run held in ``c``
+``run(checkpoint=c)``                     resume a failed run (or one past its superstep limit)
+``run(msg, checkpoint=c)``                a new turn of the completed run in ``c`` (states kept)
+========================================  ===================================================
+
+Anything else raises ``TypeError`` before work starts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, overload
+
+from typing_extensions import TypeVar
+
+from agentcore import ResponseStream
+from agentcore.errors import RunStateError
+from agentcore.workflows._checkpoint import WorkflowCheckpoint
+from agentcore.workflows._events import RequestCancelled, WorkflowEvent
+from agentcore.workflows._requests import WorkflowResponse, check_response_value
+from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._runner import RunFailure, Runner
+from agentcore.workflows._state import Envelope, PendingEntry, RunState
+from agentcore.workflows._typeexpr import describe
+from agentcore.workflows.errors import UnknownRequestError
+
+if TYPE_CHECKING:
+    from agentcore.workflows._graph import Graph
+
+__all__ = ["Workflow"]
+
+InT = TypeVar("InT", default=Any)
+OutT = TypeVar("OutT", default=Any)
+
+
+class Workflow(Generic[InT, OutT]):
+    """An immutable, validated definition (made by ``WorkflowBuilder.build()``).
+
+    Any number of runs may use one definition at once: a run's data lives in the
+    run and its checkpoints, never here.
+    """
+
+    __slots__ = ("_graph", "_observers")
+
+    def __init__(self, graph: Graph, observers: Sequence[object] = ()) -> None:
+        self._graph = graph
+        self._observers = tuple(observers)
+
+    @property
+    def name(self) -> str:
+        return self._graph.name
+
+    @property
+    def version(self) -> str | None:
+        return self._graph.version
+
+    @property
+    def description(self) -> str | None:
+        return self._graph.description
+
+    @property
+    def input_types(self) -> tuple[Any, ...]:
+        """What the start executor accepts."""
+        return self._graph.input_types
+
+    @property
+    def output_types(self) -> tuple[Any, ...]:
+        """What the final-output executors yield."""
+        return self._graph.output_types
+
+    @property
+    def executor_ids(self) -> tuple[str, ...]:
+        """The executors' ids, in commit order."""
+        return tuple(self._graph.nodes)
+
+    def __repr__(self) -> str:
+        return f"Workflow(name={self.name!r}, executors={list(self.executor_ids)!r})"
+
+    # -- running -------------------------------------------------------------------------
+
+    @overload
+    def run(
+        self,
+        message: InT | None = None,
+        *,
+        stream: Literal[False] = False,
+        run_id: str | None = None,
+        responses: Sequence[WorkflowResponse[Any]] | None = None,
+        checkpoint: WorkflowCheckpoint | None = None,
+        cancel_pending: bool = False,
+        max_supersteps: int | None = None,
+        max_concurrency: int | None = None,
+        verbose_events: bool = False,
+        keep_events: bool = True,
+    ) -> Awaitable[WorkflowRunResult[OutT]]: ...
+    @overload
+    def run(
+        self,
+        message: InT | None = None,
+        *,
+        stream: Literal[True],
+        run_id: str | None = None,
+        responses: Sequence[WorkflowResponse[Any]] | None = None,
+        checkpoint: WorkflowCheckpoint | None = None,
+        cancel_pending: bool = False,
+        max_supersteps: int | None = None,
+        max_concurrency: int | None = None,
+        verbose_events: bool = False,
+        keep_events: bool = True,
+    ) -> ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]: ...
+    def run(
+        self,
+        message: InT | None = None,
+        *,
+        stream: bool = False,
+        run_id: str | None = None,
+        responses: Sequence[WorkflowResponse[Any]] | None = None,
+        checkpoint: WorkflowCheckpoint | None = None,
+        cancel_pending: bool = False,
+        max_supersteps: int | None = None,
+        max_concurrency: int | None = None,
+        verbose_events: bool = False,
+        keep_events: bool = True,
+    ) -> (
+        Awaitable[WorkflowRunResult[OutT]] | ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]
+    ):
+        """Start, continue or resume a run (the argument rules are in the module docs).
+
+        A plain ``def``: the work starts when the result is awaited or the stream is
+        read. Raises (from the await, or from reading the stream)
+        ``ExecutorFailedError``, ``WorkflowConvergenceError``, ``WorkflowStalledError``;
+        refuses bad arguments (``TypeError``, ``UnknownRequestError``,
+        ``RunStateError``) at once, before anything runs.
+        """
+        runner = self._prepare(
+            message,
+            run_id=run_id,
+            responses=responses,
+            checkpoint=checkpoint,
+            cancel_pending=cancel_pending,
+            max_supersteps=max_supersteps,
+            max_concurrency=max_concurrency,
+            verbose=verbose_events,
+            keep_events=keep_events or stream,
+            streaming=stream,
+        )
+        if stream:
+            return ResponseStream(_stream_source(runner), finalizer=lambda _: _final(runner))
+        return _drive(runner)
+
+    def _prepare(
+        self,
+        message: Any,
+        *,
+        run_id: str | None,
+        responses: Sequence[WorkflowResponse[Any]] | None,
+        checkpoint: WorkflowCheckpoint | None,
+        cancel_pending: bool,
+        max_supersteps: int | None,
+        max_concurrency: int | None,
+        verbose: bool,
+        keep_events: bool,
+        streaming: bool,
+    ) -> Runner:
+        graph = self._graph
+        prelude: list[WorkflowEvent] = []
+        if checkpoint is None:
+            if responses:
+                raise TypeError(
+                    "responses answer a paused run: pass the paused run's checkpoint too "
+                    "(run(responses=[...], checkpoint=result.checkpoint))"
+                )
+            if message is None:
+                raise TypeError("run() needs a message to start a run, or a checkpoint to resume")
+            state = RunState(run_id or f"wfr_{os.urandom(16).hex()}")
+            parent = None
+        else:
+            if not isinstance(checkpoint, WorkflowCheckpoint):
+                raise TypeError(f"checkpoint must be a WorkflowCheckpoint, got {checkpoint!r}")
+            if checkpoint.workflow != graph.name:
+                raise RunStateError(
+                    f"the checkpoint belongs to workflow {checkpoint.workflow!r}, "
+                    f"not {graph.name!r}"
+                )
+            if run_id is not None and run_id != checkpoint.run_id:
+                raise RunStateError(
+                    f"the checkpoint belongs to run {checkpoint.run_id!r}, not {run_id!r}"
+                )
+            state = RunState.thaw(checkpoint.state)
+            parent = checkpoint.checkpoint_id
+            if cancel_pending:
+                for entry in state.pending.values():
+                    prelude.append(
+                        RequestCancelled(
+                            entry.request.id, entry.request.executor_id, "cancel_pending"
+                        )
+                    )
+                state.pending.clear()
+            if message is not None and state.pending and not responses:
+                raise RunStateError(
+                    f"run {state.run_id!r} is paused on {len(state.pending)} request(s); answer "
+                    f"them with responses=[...], or pass cancel_pending=True to drop them"
+                )
+            if message is not None and state.inbox:
+                raise RunStateError(
+                    f"run {state.run_id!r} has unfinished work ({checkpoint.status}); resume "
+                    f"it with run(checkpoint=...) before sending a new message"
+                )
+            if responses:
+                self._accept(state, responses)
+            elif message is None and not state.inbox:
+                raise RunStateError(
+                    f"run {state.run_id!r} has nothing to resume (status {checkpoint.status!r}): "
+                    f"give it a message for a new turn, or responses for its pending requests"
+                )
+        if message is not None:
+            start = graph.nodes[graph.start]
+            if start.spec.handler_for(message) is None:
+                raise TypeError(
+                    f"the start executor {graph.start!r} accepts "
+                    f"{' | '.join(describe(t) for t in start.spec.inputs)}, not a "
+                    f"{type(message).__qualname__}"
+                )
+            state.inbox.append(
+                Envelope(graph.start, (state.superstep, 0, 0), message, (), type(message))
+            )
+        runner = Runner(
+            graph,
+            state,
+            max_supersteps=max_supersteps or graph.max_supersteps,
+            max_concurrency=max_concurrency or graph.max_concurrency,
+            verbose=verbose,
+            keep_events=keep_events,
+            streaming=streaming,
+            observers=self._observers,
+            parent_id=parent,
+        )
+        runner.start(parent, prelude)
+        return runner
+
+    @staticmethod
+    def _accept(state: RunState, responses: Sequence[WorkflowResponse[Any]]) -> None:
+        """Check every response before any is used; put them on the inbox ordered by
+        their requests' keys (never by argument order)."""
+        seen: set[str] = set()
+        entries: list[tuple[PendingEntry, WorkflowResponse[Any]]] = []
+        for response in responses:
+            if not isinstance(response, WorkflowResponse):
+                raise TypeError(
+                    f"responses must be WorkflowResponse values (request.create_response(...)), "
+                    f"got {response!r}"
+                )
+            entry = state.pending.get(response.request_id)
+            if entry is None or response.request_id in seen:
+                raise UnknownRequestError(response.request_id, list(state.pending))
+            check_response_value(response.data, entry.request.response_type, response.request_id)
+            seen.add(response.request_id)
+            entries.append((entry, response))
+        entries.sort(key=lambda pair: pair[0].key)
+        for n, (entry, response) in enumerate(entries):
+            del state.pending[entry.request.id]
+            state.answered.append(entry.request.id)
+            state.inbox.append(
+                Envelope(
+                    entry.request.executor_id,
+                    (state.superstep, -1, n),
+                    response.data,
+                    (),
+                    entry.request.response_type,
+                    entry,
+                )
+            )
+
+
+async def _drive(runner: Runner) -> WorkflowRunResult[Any]:
+    try:
+        while runner.has_work:
+            await runner.step()
+    except RunFailure as failure:
+        raise failure.error from failure.error.__cause__
+    return runner.finish()
+
+
+async def _stream_source(runner: Runner) -> AsyncIterator[WorkflowEvent]:
+    events = runner.events
+    sent = 0
+    while True:
+        while sent < len(events):
+            yield events[sent]
+            sent += 1
+        if not runner.has_work:
+            break
+        try:
+            await runner.step()
+        except RunFailure as failure:
+            for event in failure.events:
+                yield event
+            raise failure.error from failure.error.__cause__
+    runner.finish()
+    while sent < len(events):
+        yield events[sent]
+        sent += 1
+
+
+def _final(runner: Runner) -> WorkflowRunResult[Any]:
+    if runner.result is None:
+        raise RunStateError("the workflow stream was closed before the run finished")
+    return runner.result
