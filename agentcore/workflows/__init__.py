@@ -5,7 +5,13 @@ at once with :meth:`Workflow.run`. See ``docs/workflows.md``.
 """
 
 from agentcore.workflows._builder import WorkflowBuilder
-from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
+from agentcore.workflows._checkpoint import (
+    CHECKPOINT_FORMAT,
+    CheckpointInfo,
+    CheckpointRecord,
+    RunStatus,
+    WorkflowCheckpoint,
+)
 from agentcore.workflows._context import SharedState, WorkflowContext
 from agentcore.workflows._edges import Case, Default
 from agentcore.workflows._events import (
@@ -35,8 +41,9 @@ from agentcore.workflows._events import (
 )
 from agentcore.workflows._graph import RetryPolicy
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
-from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._spec import FunctionExecutor, executor, handler, response_handler
+from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows.errors import (
     CheckpointError,
@@ -51,12 +58,16 @@ from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import Executor
+from agentcore.workflows.protocols import CheckpointStore, Executor
 
 __all__ = [
+    "CHECKPOINT_FORMAT",
     "Case",
     "CheckpointError",
     "CheckpointIncompatibleError",
+    "CheckpointInfo",
+    "CheckpointRecord",
+    "CheckpointStore",
     "Default",
     "DeliveryRecord",
     "DeliveryStatus",
@@ -72,6 +83,7 @@ __all__ = [
     "ExecutorInvoked",
     "ExecutorTimeoutError",
     "FunctionExecutor",
+    "InMemoryCheckpointStore",
     "IntermediateOutput",
     "PendingRequest",
     "RequestCancelled",
@@ -80,10 +92,12 @@ __all__ = [
     "RunCompleted",
     "RunFailed",
     "RunPaused",
+    "RunSnapshot",
     "RunStarted",
     "RunStatus",
     "SharedState",
     "SharedStateConflictError",
+    "SqliteCheckpointStore",
     "SuperstepAborted",
     "SuperstepCompleted",
     "SuperstepStarted",

@@ -11,23 +11,28 @@ immutable. Validation is linear in the graph's size.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Literal
 
 from typing_extensions import Self, TypeVar
 
+from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._edges import Case, Default, Group
 from agentcore.workflows._graph import FanIn, Graph, Node, RetryPolicy, Route, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
+from agentcore.workflows._stores import SqliteCheckpointStore
 from agentcore.workflows._typeexpr import (
     compatible,
     describe,
     element_type,
+    members,
     mutable_reason,
     runtime_class,
 )
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows.errors import WorkflowBuildError
+from agentcore.workflows.protocols import CheckpointStore
 
 __all__ = ["WorkflowBuilder"]
 
@@ -73,6 +78,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
         allow_mutable_messages: bool = False,
         dead_letters: Literal["warn", "error", "ignore"] = "warn",
         observers: Sequence[object] = (),
+        checkpoints: CheckpointStore | str | os.PathLike[str] | None = None,
     ) -> None:
         if not name:
             raise ValueError(
@@ -94,6 +100,15 @@ class WorkflowBuilder(Generic[InT, OutT]):
         self._allow_mutable = allow_mutable_messages
         self._dead_letters: Literal["warn", "error", "ignore"] = dead_letters
         self._observers = tuple(observers)
+        if isinstance(checkpoints, (str, os.PathLike)):
+            checkpoints = SqliteCheckpointStore(checkpoints)
+        elif checkpoints is not None and not isinstance(checkpoints, CheckpointStore):
+            raise TypeError(
+                f"checkpoints must be a CheckpointStore or a SQLite path, got {checkpoints!r}"
+            )
+        self._store = checkpoints
+        self._type_names: dict[Any, str] = {}
+        self._type_aliases: dict[Any, tuple[str, ...]] = {}
         self._specs: dict[str, ExecutorSpec] = {}
         self._options: dict[str, _NodeOptions] = {}
         self._objects: dict[int, str] = {}
@@ -162,6 +177,31 @@ class WorkflowBuilder(Generic[InT, OutT]):
         """Declare a shared-state key; ``merge(old, new)`` folds writes of one superstep."""
         self._shared[key] = SharedKey(initial, merge)
         return self
+
+    def register_type(
+        self, cls: Any, *, name: str | None = None, aliases: Sequence[str] = ()
+    ) -> Self:
+        """Give a stored type a stable checkpoint key (``name``), and old keys it may be
+        read under (``aliases``, e.g. after a rename or a move)."""
+        if name is not None:
+            self._type_names[cls] = name
+        self._type_aliases[cls] = tuple(aliases)
+        return self
+
+    def _registry(self) -> TypeRegistry:
+        types: list[Any] = [*self._type_names, *self._type_aliases]
+        for spec in self._specs.values():
+            types.extend(spec.inputs)
+            types.extend(spec.sends)
+            types.extend(spec.yields)
+            for r in spec.responses:
+                types.extend(members(r.request))
+                types.extend(members(r.response))
+                types.append(r.response)
+            state = self._options[spec.id].state_type or spec.state_type
+            if state is not None:
+                types.append(state)
+        return TypeRegistry(types, self._type_names, self._type_aliases)
 
     # -- edges ---------------------------------------------------------------------------
 
@@ -299,6 +339,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
         problems += self._check_io(outputs)
         if problems:
             raise WorkflowBuildError(problems)
+        registry = self._registry()
         nodes: dict[str, Node] = {}
         for ident in sorted(specs, key=order.__getitem__):
             spec, options = specs[ident], self._options[ident]
@@ -333,6 +374,8 @@ class WorkflowBuilder(Generic[InT, OutT]):
                 self._max_supersteps,
                 self._max_concurrency,
                 self._dead_letters,
+                registry,
+                self._store,
             ),
             self._observers,
         )

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import attrs
 
+from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._edges import Group
 from agentcore.workflows._spec import ExecutorSpec
 
@@ -94,3 +95,5 @@ class Graph:
     max_supersteps: int
     max_concurrency: int | None
     dead_letters: Literal["warn", "error", "ignore"]
+    registry: TypeRegistry = attrs.field(repr=False)
+    store: Any = attrs.field(default=None, repr=False)  # a CheckpointStore, or None

@@ -6,11 +6,11 @@ from typing import Any, Generic, Literal, TypeVar
 
 import attrs
 
-from agentcore.workflows._checkpoint import WorkflowCheckpoint
+from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._events import WorkflowEvent
 from agentcore.workflows._requests import PendingRequest
 
-__all__ = ["WorkflowRunResult"]
+__all__ = ["RunSnapshot", "WorkflowRunResult"]
 
 OutT = TypeVar("OutT")
 
@@ -46,3 +46,15 @@ class WorkflowRunResult(Generic[OutT]):
                 f"(status {self.status!r}, {len(self.intermediate)} intermediate outputs)"
             )
         return self.outputs[0]
+
+
+@attrs.frozen
+class RunSnapshot:
+    """A stored run as ``Workflow.inspect`` reports it."""
+
+    run_id: str
+    status: RunStatus
+    superstep: int
+    requests: tuple[PendingRequest[Any, Any], ...]
+    checkpoint_id: str | None
+    workflow_version: str | None

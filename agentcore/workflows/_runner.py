@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 
 from agentcore._concurrency import gather_in_order
-from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
+from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import _DELETED, WorkflowContext
 from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
@@ -53,6 +53,7 @@ from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
 )
+from agentcore.workflows.protocols import CheckpointStore
 
 __all__ = ["Runner"]
 
@@ -72,10 +73,16 @@ class _Failed(Exception):
 class RunFailure(Exception):
     """A run ended with an error: the events to report first, then ``error``."""
 
-    def __init__(self, events: list[WorkflowEvent], error: BaseException) -> None:
+    def __init__(
+        self,
+        events: list[WorkflowEvent],
+        error: BaseException,
+        checkpoint: WorkflowCheckpoint | None,
+    ) -> None:
         super().__init__(str(error))
         self.events = events
         self.error = error
+        self.checkpoint = checkpoint
 
 
 def new_checkpoint_id(superstep: int) -> str:
@@ -98,6 +105,7 @@ class Runner:
         "parent_id",
         "result",
         "state",
+        "store",
         "streaming",
         "verbose",
     )
@@ -114,8 +122,10 @@ class Runner:
         streaming: bool,
         observers: Sequence[object],
         parent_id: str | None,
+        store: CheckpointStore | None = None,
     ) -> None:
         self.graph = graph
+        self.store = store
         self.state = state
         self.max_supersteps = max_supersteps
         self.max_concurrency = max_concurrency
@@ -158,7 +168,9 @@ class Runner:
                 checkpoint=checkpoint,
             )
             raise RunFailure(
-                [RunFailed(state.run_id, ErrorInfo.of(error), checkpoint.checkpoint_id)], error
+                [RunFailed(state.run_id, ErrorInfo.of(error), checkpoint.checkpoint_id)],
+                error,
+                checkpoint,
             )
         self._steps += 1
         superstep = state.superstep + 1
@@ -191,6 +203,16 @@ class Runner:
             for ctx in contexts:
                 events.extend(ctx._events)
         self._barrier(contexts, superstep)
+        if self.store is not None:
+            await self.save(self.checkpoint("running"))
+
+    async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
+        """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
+        if self.store is None or checkpoint is None:
+            return
+        record = CheckpointRecord.of(checkpoint)
+        with anyio.CancelScope(shield=True):
+            await self.store.save(record)
 
     def _failure(
         self, executor_id: str, ordinal: int, superstep: int, error: BaseException
@@ -222,14 +244,17 @@ class Runner:
                 RunFailed(state.run_id, info, checkpoint.checkpoint_id),
             ],
             wrapped,
+            checkpoint,
         )
 
-    def finish(self) -> WorkflowRunResult[Any]:
-        """The result of a call that ran out of messages: paused or completed."""
+    async def finish(self) -> WorkflowRunResult[Any]:
+        """The result of a call that ran out of messages: paused or completed. The
+        checkpoint is saved before the pause or completion is reported."""
         state = self.state
         requests = tuple(e.request for e in state.pending.values())
         status: RunStatus = "paused" if requests else "completed"
         checkpoint = self.checkpoint(status)
+        await self.save(checkpoint)
         if requests:
             self.events.append(
                 RunPaused(state.run_id, tuple(r.id for r in requests), checkpoint.checkpoint_id)
@@ -251,15 +276,18 @@ class Runner:
     def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
         state = self.state
         frozen = state.freeze()
+        graph = self.graph
         checkpoint = WorkflowCheckpoint(
             state.run_id,
             new_checkpoint_id(state.superstep),
             self.parent_id,
             state.superstep,
             status,
-            self.graph.name,
+            graph.name,
             tuple(e.request for e in frozen.pending.values()),
-            frozen,
+            graph.version,
+            state=frozen,
+            registry=graph.registry,
         )
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
@@ -465,6 +493,7 @@ class Runner:
                     RunFailed(state.run_id, ErrorInfo.of(error), error.checkpoint_id),
                 ],
                 error,
+                error.checkpoint,
             ) from None
         # Nothing below can fail: the superstep is committed.
         is_output = {ident: n.is_output for ident, n in nodes.items()}

@@ -18,21 +18,23 @@ Anything else raises ``TypeError`` before work starts.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, overload
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
 
+import anyio
 from typing_extensions import TypeVar
 
 from agentcore import ResponseStream
 from agentcore.errors import RunStateError
-from agentcore.workflows._checkpoint import WorkflowCheckpoint
+from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
-from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import RunFailure, Runner
-from agentcore.workflows._state import Envelope, PendingEntry, RunState
-from agentcore.workflows._typeexpr import describe
-from agentcore.workflows.errors import UnknownRequestError
+from agentcore.workflows._state import Envelope, FrozenState, PendingEntry, RunState
+from agentcore.workflows._typeexpr import describe, matches
+from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownRequestError
+from agentcore.workflows.protocols import CheckpointStore
 
 if TYPE_CHECKING:
     from agentcore.workflows._graph import Graph
@@ -96,7 +98,8 @@ class Workflow(Generic[InT, OutT]):
         stream: Literal[False] = False,
         run_id: str | None = None,
         responses: Sequence[WorkflowResponse[Any]] | None = None,
-        checkpoint: WorkflowCheckpoint | None = None,
+        checkpoint: WorkflowCheckpoint | str | None = None,
+        checkpoints: CheckpointStore | None = None,
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
@@ -111,7 +114,8 @@ class Workflow(Generic[InT, OutT]):
         stream: Literal[True],
         run_id: str | None = None,
         responses: Sequence[WorkflowResponse[Any]] | None = None,
-        checkpoint: WorkflowCheckpoint | None = None,
+        checkpoint: WorkflowCheckpoint | str | None = None,
+        checkpoints: CheckpointStore | None = None,
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
@@ -125,7 +129,8 @@ class Workflow(Generic[InT, OutT]):
         stream: bool = False,
         run_id: str | None = None,
         responses: Sequence[WorkflowResponse[Any]] | None = None,
-        checkpoint: WorkflowCheckpoint | None = None,
+        checkpoint: WorkflowCheckpoint | str | None = None,
+        checkpoints: CheckpointStore | None = None,
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
@@ -142,21 +147,131 @@ class Workflow(Generic[InT, OutT]):
         refuses bad arguments (``TypeError``, ``UnknownRequestError``,
         ``RunStateError``) at once, before anything runs.
         """
-        runner = self._prepare(
-            message,
-            run_id=run_id,
-            responses=responses,
-            checkpoint=checkpoint,
-            cancel_pending=cancel_pending,
-            max_supersteps=max_supersteps,
-            max_concurrency=max_concurrency,
-            verbose=verbose_events,
-            keep_events=keep_events or stream,
-            streaming=stream,
-        )
+        store = checkpoints if checkpoints is not None else self._graph.store
+
+        def prepare(found: WorkflowCheckpoint | None) -> Runner:
+            return self._prepare(
+                message,
+                run_id=run_id,
+                responses=responses,
+                checkpoint=found,
+                cancel_pending=cancel_pending,
+                max_supersteps=max_supersteps,
+                max_concurrency=max_concurrency,
+                verbose=verbose_events,
+                keep_events=keep_events or stream,
+                streaming=stream,
+                store=store,
+            )
+
+        if isinstance(checkpoint, str) or (
+            checkpoint is None and run_id is not None and store is not None
+        ):
+            if store is None or run_id is None:
+                raise TypeError(
+                    "a checkpoint id names a stored checkpoint: pass run_id= and a store "
+                    "(checkpoints= here or on the builder)"
+                )
+            setup: Runner | Awaitable[Runner] = self._load_and_prepare(
+                store, run_id, checkpoint, message, responses, prepare
+            )
+        else:
+            setup = prepare(checkpoint)
+        holder: list[Runner] = []
         if stream:
-            return ResponseStream(_stream_source(runner), finalizer=lambda _: _final(runner))
-        return _drive(runner)
+            return ResponseStream(_stream_source(setup, holder), finalizer=lambda _: _final(holder))
+        return _drive(setup)
+
+    async def _load_and_prepare(
+        self,
+        store: CheckpointStore,
+        run_id: str,
+        checkpoint_id: str | None,
+        message: Any,
+        responses: Sequence[WorkflowResponse[Any]] | None,
+        prepare: Callable[[WorkflowCheckpoint | None], Runner],
+    ) -> Runner:
+        record = await store.load(run_id, checkpoint_id)
+        if record is None:
+            if checkpoint_id is not None:
+                raise RunStateError(f"run {run_id!r} has no checkpoint {checkpoint_id!r}")
+            if responses or message is None:
+                raise RunStateError(f"the store holds no run {run_id!r} to resume")
+            return prepare(None)
+        return prepare(self.restore(record))
+
+    def restore(self, record: CheckpointRecord | str) -> WorkflowCheckpoint:
+        """Read a stored checkpoint (a store's record, or the JSON of ``to_json``) with
+        this definition's types; :class:`CheckpointIncompatibleError` when it cannot
+        resume here. Reading never imports a module named by the data."""
+        checkpoint = read_checkpoint(self._graph.registry, self._graph.name, record)
+        self._check_compatible(_state_of(checkpoint))
+        return checkpoint
+
+    def _check_compatible(self, state: FrozenState) -> None:
+        graph = self._graph
+        nodes = graph.nodes
+        problems: list[str] = []
+        for env in state.inbox:
+            node = nodes.get(env.target)
+            if node is None:
+                problems.append(f"a message waits for executor {env.target!r}, which is gone")
+            elif env.request is None and node.spec.handler_for(env.message) is None:
+                problems.append(
+                    f"{env.target!r} no longer accepts the waiting {type(env.message).__qualname__}"
+                )
+        for ident, value in state.states.items():
+            node = nodes.get(ident)
+            if node is None:
+                problems.append(f"executor {ident!r} holds state but is gone")
+            elif node.state_type is None or not isinstance(value, node.state_type):
+                problems.append(
+                    f"{ident!r} holds a {type(value).__qualname__} state, which it no longer "
+                    f"declares"
+                )
+        for entry in (*state.pending.values(), *(e.request for e in state.inbox if e.request)):
+            request = entry.request
+            node = nodes.get(request.executor_id)
+            if (
+                node is None
+                or node.spec.response_handler(request.data, request.response_type) is None
+            ):
+                problems.append(
+                    f"request {request.id!r} of {request.executor_id!r} has no response handler "
+                    f"for ({type(request.data).__qualname__}, {describe(request.response_type)})"
+                )
+        groups = {g.id: g for g in graph.groups}
+        for gid, buffered in state.buffers.items():
+            group = groups.get(gid)
+            if group is None or group.kind != "fan_in":
+                problems.append(f"fan-in {gid} holds messages but is gone")
+                continue
+            stray = sorted({b.source for b in buffered} - set(group.sources))
+            if stray:
+                problems.append(f"fan-in {gid} holds messages from {stray}, no longer its sources")
+        if problems:
+            raise CheckpointIncompatibleError(problems)
+
+    async def inspect(
+        self, run_id: str, *, checkpoints: CheckpointStore | None = None
+    ) -> RunSnapshot:
+        """A stored run's status, pending requests and latest checkpoint: what another
+        process needs to present the questions before answering them."""
+        store = checkpoints if checkpoints is not None else self._graph.store
+        if store is None:
+            raise TypeError("inspect() reads a store: pass checkpoints= or build with one")
+        record = await store.load(run_id)
+        if record is None:
+            raise RunStateError(f"the store holds no run {run_id!r}")
+        checkpoint = self.restore(record)
+        return RunSnapshot(
+            run_id,
+            checkpoint.status,
+            checkpoint.superstep,
+            checkpoint.requests,
+            checkpoint.checkpoint_id,
+            checkpoint.workflow_version,
+        )
 
     def _prepare(
         self,
@@ -171,6 +286,7 @@ class Workflow(Generic[InT, OutT]):
         verbose: bool,
         keep_events: bool,
         streaming: bool,
+        store: CheckpointStore | None,
     ) -> Runner:
         graph = self._graph
         prelude: list[WorkflowEvent] = []
@@ -196,7 +312,9 @@ class Workflow(Generic[InT, OutT]):
                 raise RunStateError(
                     f"the checkpoint belongs to run {checkpoint.run_id!r}, not {run_id!r}"
                 )
-            state = RunState.thaw(checkpoint.state)
+            if checkpoint.registry is not self._graph.registry:
+                self._check_compatible(_state_of(checkpoint))
+            state = RunState.thaw(_state_of(checkpoint))
             parent = checkpoint.checkpoint_id
             if cancel_pending:
                 for entry in state.pending.values():
@@ -231,8 +349,15 @@ class Workflow(Generic[InT, OutT]):
                     f"{' | '.join(describe(t) for t in start.spec.inputs)}, not a "
                     f"{type(message).__qualname__}"
                 )
+            handler = start.spec.handler_for(message)
+            assert handler is not None
+            declared: Any = cast("Any", type(message))
+            for accepted in handler.inputs:
+                if matches(message, accepted):
+                    declared = accepted
+                    break
             state.inbox.append(
-                Envelope(graph.start, (state.superstep, 0, 0), message, (), type(message))
+                Envelope(graph.start, (state.superstep, 0, 0), message, (), declared)
             )
         runner = Runner(
             graph,
@@ -244,6 +369,7 @@ class Workflow(Generic[InT, OutT]):
             streaming=streaming,
             observers=self._observers,
             parent_id=parent,
+            store=store,
         )
         runner.start(parent, prelude)
         return runner
@@ -282,16 +408,44 @@ class Workflow(Generic[InT, OutT]):
             )
 
 
-async def _drive(runner: Runner) -> WorkflowRunResult[Any]:
+def _state_of(checkpoint: WorkflowCheckpoint) -> FrozenState:
+    if checkpoint.state is None:
+        raise RunStateError(
+            "this WorkflowCheckpoint holds no run state; use one a run returned, or "
+            "workflow.restore(saved_json)"
+        )
+    return checkpoint.state
+
+
+async def _step(runner: Runner) -> None:
+    """One superstep; a failure saves the failed checkpoint, a cancellation a
+    cancelled one (both shielded), so the run stays resumable from the store."""
+    try:
+        await runner.step()
+    except RunFailure as failure:
+        await runner.save(failure.checkpoint)
+        raise
+    except anyio.get_cancelled_exc_class():
+        if runner.store is not None:
+            await runner.save(runner.checkpoint("cancelled"))
+        raise
+
+
+async def _drive(setup: Runner | Awaitable[Runner]) -> WorkflowRunResult[Any]:
+    runner = setup if isinstance(setup, Runner) else await setup
     try:
         while runner.has_work:
-            await runner.step()
+            await _step(runner)
     except RunFailure as failure:
         raise failure.error from failure.error.__cause__
-    return runner.finish()
+    return await runner.finish()
 
 
-async def _stream_source(runner: Runner) -> AsyncIterator[WorkflowEvent]:
+async def _stream_source(
+    setup: Runner | Awaitable[Runner], holder: list[Runner]
+) -> AsyncIterator[WorkflowEvent]:
+    runner = setup if isinstance(setup, Runner) else await setup
+    holder.append(runner)
     events = runner.events
     sent = 0
     while True:
@@ -301,18 +455,18 @@ async def _stream_source(runner: Runner) -> AsyncIterator[WorkflowEvent]:
         if not runner.has_work:
             break
         try:
-            await runner.step()
+            await _step(runner)
         except RunFailure as failure:
             for event in failure.events:
                 yield event
             raise failure.error from failure.error.__cause__
-    runner.finish()
+    await runner.finish()
     while sent < len(events):
         yield events[sent]
         sent += 1
 
 
-def _final(runner: Runner) -> WorkflowRunResult[Any]:
-    if runner.result is None:
+def _final(holder: list[Runner]) -> WorkflowRunResult[Any]:
+    if not holder or holder[0].result is None:
         raise RunStateError("the workflow stream was closed before the run finished")
-    return runner.result
+    return holder[0].result

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from agentcore.errors import AgentcoreError, RunStateError
 
 if TYPE_CHECKING:
-    from agentcore.workflows._checkpoint import WorkflowCheckpoint
+    from agentcore.workflows._value import WorkflowCheckpoint
 
 __all__ = [
     "CheckpointError",
