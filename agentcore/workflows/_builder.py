@@ -296,6 +296,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
     def build(self) -> Workflow[InT, OutT]:
         """Validate and return the immutable definition (:class:`WorkflowBuildError`
         listing every problem found)."""
+        self._accepts_cache: dict[tuple[bool, tuple[Any, ...], Any], bool] = {}
         problems: list[str] = [
             f"no executor has the id {ref!r} (referred to by id in an edge or option); add "
             f"the executor object first"
@@ -432,11 +433,18 @@ class WorkflowBuilder(Generic[InT, OutT]):
 
     def _target_accepts(self, group: Group, target: str, tp: Any) -> bool:
         spec = self._specs[target]
+        key = (group.kind == "fan_in", spec.inputs, tp)
+        known = self._accepts_cache.get(key)
+        if known is not None:
+            return known
         if group.kind == "fan_in":
-            return any(
+            ok = any(
                 element_type(a) is not None and compatible(tuple[tp, ...], a) for a in spec.inputs
             )
-        return spec.accepts(tp)
+        else:
+            ok = spec.accepts(tp)
+        self._accepts_cache[key] = ok
+        return ok
 
     def _check_types(
         self, groups: Sequence[Group], outgoing: dict[str, list[Group]]
@@ -444,12 +452,15 @@ class WorkflowBuilder(Generic[InT, OutT]):
         problems: list[str] = []
         routes: dict[str, dict[Any, Route]] = {}
         carried: dict[tuple[str, str, str], bool] = {}
+        mutable: dict[Any, str | None] = {}
         for ident, spec in self._specs.items():
             table: dict[Any, Route] = {}
             sends = spec.sends
             if not self._allow_mutable:
                 for tp in (*sends, *spec.yields):
-                    reason = mutable_reason(tp)
+                    reason = mutable.get(tp, "")
+                    if reason == "":
+                        reason = mutable[tp] = mutable_reason(tp)
                     if reason is not None:
                         problems.append(
                             f"{ident!r} declares a mutable message type: {reason} (or build "

@@ -8,7 +8,7 @@ be forged. ``match event:`` and ``if event.type == "output":`` both narrow.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
 
@@ -77,16 +77,16 @@ class RunStarted:
     run_id: str
     workflow: str
     resumed_from: str | None = None
-    type: Literal["run_started"] = attrs.field(default="run_started", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["run_started"]] = "run_started"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
 class SuperstepStarted:
     superstep: int
     invocations: int
-    type: Literal["superstep_started"] = attrs.field(default="superstep_started", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["superstep_started"]] = "superstep_started"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -97,8 +97,8 @@ class ExecutorInvoked:
     superstep: int
     ordinal: int
     sources: tuple[str, ...]
-    type: Literal["executor_invoked"] = attrs.field(default="executor_invoked", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["executor_invoked"]] = "executor_invoked"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -111,8 +111,8 @@ class ExecutorCompleted:
     sent: int
     yielded: int
     requested: int
-    type: Literal["executor_completed"] = attrs.field(default="executor_completed", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["executor_completed"]] = "executor_completed"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -121,8 +121,8 @@ class ExecutorFailed:
     superstep: int
     ordinal: int
     error: ErrorInfo
-    type: Literal["executor_failed"] = attrs.field(default="executor_failed", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["executor_failed"]] = "executor_failed"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -132,8 +132,8 @@ class ExecutorEvent:
     executor_id: str
     name: str
     data: Any
-    type: Literal["executor_event"] = attrs.field(default="executor_event", init=False)
-    source: EventSource = attrs.field(default="executor", init=False)
+    type: ClassVar[Literal["executor_event"]] = "executor_event"
+    source: ClassVar[EventSource] = "executor"
 
 
 @attrs.frozen
@@ -143,8 +143,8 @@ class WorkflowOutput:
     executor_id: str
     data: Any
     superstep: int
-    type: Literal["output"] = attrs.field(default="output", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["output"]] = "output"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -154,8 +154,8 @@ class IntermediateOutput:
     executor_id: str
     data: Any
     superstep: int
-    type: Literal["intermediate"] = attrs.field(default="intermediate", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["intermediate"]] = "intermediate"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -163,8 +163,8 @@ class RequestInfo:
     """A request was committed; the run will pause on it."""
 
     request: PendingRequest[Any, Any]
-    type: Literal["request_info"] = attrs.field(default="request_info", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["request_info"]] = "request_info"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -172,8 +172,8 @@ class RequestCancelled:
     request_id: str
     executor_id: str
     reason: str
-    type: Literal["request_cancelled"] = attrs.field(default="request_cancelled", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["request_cancelled"]] = "request_cancelled"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -187,8 +187,8 @@ class EdgeDelivery:
     target_id: str
     message_type: str
     status: DeliveryStatus
-    type: Literal["edge_delivery"] = attrs.field(default="edge_delivery", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["edge_delivery"]] = "edge_delivery"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -204,8 +204,8 @@ class SuperstepCompleted:
     superstep: int
     delivered: int
     dropped: int
-    type: Literal["superstep_completed"] = attrs.field(default="superstep_completed", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["superstep_completed"]] = "superstep_completed"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -214,8 +214,8 @@ class SuperstepAborted:
 
     superstep: int
     reason: Literal["failed", "cancelled", "limit"]
-    type: Literal["superstep_aborted"] = attrs.field(default="superstep_aborted", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["superstep_aborted"]] = "superstep_aborted"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -223,8 +223,8 @@ class RunPaused:
     run_id: str
     request_ids: tuple[str, ...]
     checkpoint_id: str | None
-    type: Literal["run_paused"] = attrs.field(default="run_paused", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["run_paused"]] = "run_paused"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -232,8 +232,8 @@ class RunCompleted:
     run_id: str
     supersteps: int
     checkpoint_id: str | None = None
-    type: Literal["run_completed"] = attrs.field(default="run_completed", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["run_completed"]] = "run_completed"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -241,8 +241,8 @@ class RunFailed:
     run_id: str
     error: ErrorInfo
     checkpoint_id: str | None
-    type: Literal["run_failed"] = attrs.field(default="run_failed", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["run_failed"]] = "run_failed"
+    source: ClassVar[EventSource] = "framework"
 
 
 @attrs.frozen
@@ -251,8 +251,8 @@ class WorkflowWarning:
 
     message: str
     executor_id: str | None = None
-    type: Literal["warning"] = attrs.field(default="warning", init=False)
-    source: EventSource = attrs.field(default="framework", init=False)
+    type: ClassVar[Literal["warning"]] = "warning"
+    source: ClassVar[EventSource] = "framework"
 
 
 WorkflowEvent: TypeAlias = (

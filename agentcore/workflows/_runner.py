@@ -18,8 +18,9 @@ from typing import Any
 import anyio
 
 from agentcore._concurrency import gather_in_order
+from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
 from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
-from agentcore.workflows._context import _DELETED, WorkflowContext
+from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
     DeliveryRecord,
@@ -48,7 +49,6 @@ from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import (
     ExecutorFailedError,
     ExecutorTimeoutError,
-    SharedStateConflictError,
     WorkflowConvergenceError,
     WorkflowStalledError,
     WorkflowTypeError,
@@ -58,16 +58,6 @@ from agentcore.workflows.protocols import CheckpointStore
 __all__ = ["Runner"]
 
 _log = logging.getLogger("agentcore.workflows.observers")
-
-
-class _Failed(Exception):
-    """An invocation failed for good; carries what the error report needs."""
-
-    def __init__(self, node: Node, ordinal: int, error: BaseException) -> None:
-        super().__init__(str(error))
-        self.node = node
-        self.ordinal = ordinal
-        self.error = error
 
 
 class RunFailure(Exception):
@@ -180,7 +170,7 @@ class Runner:
             inbox.sort(key=lambda e: (nodes[e.target].index, e.key))
         try:
             contexts = await self._run_invocations(inbox, superstep)
-        except _Failed as failed:
+        except Failed as failed:
             raise self._failure(failed.node.id, failed.ordinal, superstep, failed.error) from None
         keep = self.keep_events
         events = self.events
@@ -356,7 +346,7 @@ class Runner:
             request = entry.request
             response_spec = node.spec.response_handler(request.data, request.response_type)
             if response_spec is None:
-                raise _Failed(
+                raise Failed(
                     node,
                     ordinal,
                     WorkflowTypeError(
@@ -368,7 +358,7 @@ class Runner:
         else:
             found = node.spec.handler_for(env.message)
             if found is None:
-                raise _Failed(
+                raise Failed(
                     node,
                     ordinal,
                     WorkflowTypeError(
@@ -403,7 +393,7 @@ class Runner:
                 return ctx
             except Exception as exc:
                 if retry is None or attempt >= retry.max_attempts or not retry.retry_on(exc):
-                    raise _Failed(node, ordinal, exc) from exc
+                    raise Failed(node, ordinal, exc) from exc
                 await anyio.sleep(retry.delay(attempt, exc))
                 attempt += 1
 
@@ -428,13 +418,28 @@ class Runner:
         appended: dict[str, list[Buffered]] = {}
         delivered = dropped = 0
         try:
-            shared = self._merge_shared(contexts)
+            shared = (
+                merge_shared(contexts, graph, state.shared)
+                if any(ctx._shared is not None for ctx in contexts)
+                else None
+            )
             for ctx in contexts:
                 node = nodes[ctx.executor_id]
                 for send_index, (message, declared, target) in enumerate(ctx._sends):
                     key = (superstep, ctx.ordinal, send_index)
                     taken = False
                     for group, accepts in node.routes.get(declared, ()):
+                        if group.kind == "direct" and target is None and not recording:
+                            # the common case, decided without building a decision list
+                            if accepts[0]:
+                                next_inbox.append(
+                                    Envelope(group.targets[0], key, message, (node.id,), declared)
+                                )
+                                taken = True
+                                delivered += 1
+                            else:
+                                dropped += 1
+                            continue
                         try:
                             decisions = decide(group, message, accepts, target)
                         except RoutingError as exc:
@@ -450,7 +455,7 @@ class Runner:
                                 )
                                 deliveries.append((record, message))
                                 self._notify(deliveries)
-                            raise _Failed(node, ctx.ordinal, exc.error) from exc
+                            raise Failed(node, ctx.ordinal, exc.error) from exc
                         for t, status in decisions:
                             if status == "delivered":
                                 next_inbox.append(Envelope(t, key, message, (node.id,), declared))
@@ -482,8 +487,18 @@ class Runner:
                 for n, (request, context) in enumerate(ctx._requests):
                     new_requests.append(PendingEntry(request, (superstep, ctx.ordinal, n), context))
             buffers = {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
-            self._fire_fan_ins(next_inbox, buffers, new_requests, superstep, len(contexts))
-        except _Failed as failed:
+            if graph.fan_ins:
+                fire_fan_ins(
+                    graph,
+                    state,
+                    lambda: self.checkpoint("failed"),
+                    next_inbox,
+                    buffers,
+                    new_requests,
+                    superstep,
+                    len(contexts),
+                )
+        except Failed as failed:
             error = failed.error
             raise self._failure(failed.node.id, failed.ordinal, superstep, error) from None
         except WorkflowStalledError as error:
@@ -496,10 +511,9 @@ class Runner:
                 error.checkpoint,
             ) from None
         # Nothing below can fail: the superstep is committed.
-        is_output = {ident: n.is_output for ident, n in nodes.items()}
         for ctx in contexts:
             if ctx._outputs:
-                if is_output[ctx.executor_id]:
+                if nodes[ctx.executor_id].is_output:
                     self.outputs.extend(ctx._outputs)
                     if keep or self.streaming:
                         events.extend(
@@ -518,7 +532,8 @@ class Runner:
             events.append(RequestInfo(entry.request))
         if shared is not None:
             state.shared = shared
-        state.buffers.update(buffers)
+        if buffers:
+            state.buffers.update(buffers)
         state.inbox = next_inbox
         state.superstep = superstep
         if deliveries:
@@ -547,101 +562,5 @@ class Runner:
             f"(every condition was false)"
         )
         if mode == "error":
-            raise _Failed(node, ordinal, WorkflowTypeError(text))
+            raise Failed(node, ordinal, WorkflowTypeError(text))
         events.append(WorkflowWarning(text, node.id))
-
-    def _merge_shared(self, contexts: Sequence[WorkflowContext[Any, Any]]) -> dict[str, Any] | None:
-        writes: list[tuple[WorkflowContext[Any, Any], dict[str, Any]]] = [
-            (ctx, ctx._shared._writes)
-            for ctx in contexts
-            if ctx._shared is not None and ctx._shared._writes
-        ]
-        if not writes:
-            return None
-        declared = self.graph.shared
-        merged = dict(self.state.shared)
-        writers: dict[str, str] = {}
-        for ctx, staged in writes:
-            for key, value in staged.items():
-                merge = declared[key].merge
-                if merge is not None and value is not _DELETED:
-                    merged[key] = merge(merged.get(key, declared[key].initial), value)
-                elif key in writers:
-                    raise _Failed(
-                        self.graph.nodes[ctx.executor_id],
-                        ctx.ordinal,
-                        SharedStateConflictError(
-                            f"{writers[key]!r} and {ctx.executor_id!r} both wrote the shared "
-                            f"key {key!r} in one superstep; declare how to combine them with "
-                            f"builder.add_shared({key!r}, merge=lambda old, new: ...)"
-                        ),
-                    )
-                elif value is _DELETED:
-                    merged.pop(key, None)
-                else:
-                    merged[key] = value
-                writers[key] = ctx.executor_id
-        return merged
-
-    def _fire_fan_ins(
-        self,
-        next_inbox: list[Envelope],
-        buffers: dict[str, list[Buffered]],
-        new_requests: Sequence[PendingEntry],
-        superstep: int,
-        base: int,
-    ) -> None:
-        fan_ins = self.graph.fan_ins
-        if not fan_ins:
-            return
-        state = self.state
-        held = {gid for gid, b in state.buffers.items() if b} | {
-            gid for gid, b in buffers.items() if b
-        }
-        if not held:
-            return
-        busy = {env.target for env in next_inbox}
-        busy.update(e.request.executor_id for e in state.pending.values())
-        busy.update(e.request.executor_id for e in new_requests)
-        for index, fan_in in enumerate(fan_ins):
-            gid = fan_in.group.id
-            if gid not in held:
-                continue
-            if not fan_in.region.isdisjoint(busy):
-                continue
-            if any(
-                other.group.id in held and other.target in fan_in.region
-                for other in fan_ins
-                if other is not fan_in
-            ):
-                continue
-            buffer = buffers.get(gid)
-            if buffer is None:
-                buffer = list(state.buffers.get(gid, ()))
-            position = fan_in.position
-            if fan_in.group.require == "each_source":
-                heard = {b.source for b in buffer}
-                missing = [s for s in fan_in.group.sources if s not in heard]
-                if missing:
-                    raise WorkflowStalledError(
-                        group=gid,
-                        target=fan_in.target,
-                        missing_sources=missing,
-                        run_id=state.run_id,
-                        superstep=superstep,
-                        checkpoint=self.checkpoint("failed"),
-                    )
-            buffer.sort(key=lambda b: (position[b.source], b.key))
-            sources = tuple(dict.fromkeys(b.source for b in buffer))
-            next_inbox.append(
-                Envelope(
-                    fan_in.target,
-                    (superstep, base + index, 0),
-                    tuple(b.message for b in buffer),
-                    sources,
-                    tuple,
-                )
-            )
-            busy.add(fan_in.target)
-            held.discard(gid)
-            buffers[gid] = []

@@ -200,6 +200,7 @@ class HandlerSpec:
     yields: tuple[Any, ...]
     returns_send: bool
     _send_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
+    _yield_cache: dict[type[Any], bool] = attrs.field(factory=dict, repr=False, eq=False)
 
     def sent_type(self, message: object) -> Any | None:
         """The declared send type ``message`` matches (``None``: not declared)."""
@@ -219,7 +220,18 @@ class HandlerSpec:
         return found
 
     def may_yield(self, value: object) -> bool:
-        return any(matches(value, tp) for tp in self.yields)
+        cls = type(value)
+        known = self._yield_cache.get(cls)
+        if known is not None:
+            return known
+        ok = any(matches(value, tp) for tp in self.yields)
+        if not any(_value_dependent(tp) for tp in self.yields):
+            self._yield_cache[cls] = ok  # a pure cache: the answer depends only on cls
+        return ok
+
+    def declared_input(self, message: object) -> Any:
+        """The input type ``message`` is accepted as (its class when none matches)."""
+        return next((tp for tp in self.inputs if matches(message, tp)), type(message))
 
     def describe_sends(self) -> str:
         return " | ".join(describe(t) for t in self.sends) or "nothing"
@@ -252,25 +264,22 @@ class ExecutorSpec:
     handlers: tuple[HandlerSpec, ...]
     responses: tuple[ResponseSpec, ...]
     state_type: type[Any] | None
+    inputs: tuple[Any, ...] = attrs.field(init=False, repr=False)
+    sends: tuple[Any, ...] = attrs.field(init=False, repr=False)
+    yields: tuple[Any, ...] = attrs.field(init=False, repr=False)
     _dispatch: dict[type[Any], HandlerSpec] = attrs.field(factory=dict, repr=False, eq=False)
 
-    @property
-    def inputs(self) -> tuple[Any, ...]:
-        return tuple(t for h in self.handlers for t in h.inputs)
-
-    @property
-    def sends(self) -> tuple[Any, ...]:
-        out: list[Any] = []
-        for h in (*self.handlers, *(r.handler for r in self.responses)):
-            out.extend(t for t in h.sends if t not in out)
-        return tuple(out)
-
-    @property
-    def yields(self) -> tuple[Any, ...]:
-        out: list[Any] = []
-        for h in (*self.handlers, *(r.handler for r in self.responses)):
-            out.extend(t for t in h.yields if t not in out)
-        return tuple(out)
+    def __attrs_post_init__(self) -> None:
+        every = (*self.handlers, *(r.handler for r in self.responses))
+        sends: list[Any] = []
+        yields: list[Any] = []
+        for h in every:
+            sends.extend(t for t in h.sends if t not in sends)
+            yields.extend(t for t in h.yields if t not in yields)
+        # computed once from the frozen fields above
+        object.__setattr__(self, "inputs", tuple(t for h in self.handlers for t in h.inputs))
+        object.__setattr__(self, "sends", tuple(sends))
+        object.__setattr__(self, "yields", tuple(yields))
 
     def accepts(self, tp: Any) -> bool:
         """Whether some handler accepts values declared as ``tp``."""
@@ -426,10 +435,40 @@ def _message_call(fn: Callable[..., Any], takes_ctx: bool) -> Call:
     return in_thread
 
 
+_READ_CACHE: dict[Any, tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], bool]] = {}
+"""Types read from one function body: many executors made by one factory (a loop of
+``@executor`` over one ``def``) share a code object and annotations, so they are read
+once. Keyed by code, globals and annotations; bounded."""
+
+
+def _read_key(fn: Callable[..., Any], explicit: _Explicit | None) -> Any:
+    target = getattr(fn, "__func__", fn)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return None
+    try:
+        key = (
+            code,
+            id(getattr(target, "__globals__", None)),
+            tuple(getattr(target, "__annotations__", {}).items()),
+            explicit,
+            inspect.iscoroutinefunction(fn),
+        )
+        hash(key)
+    except TypeError:  # an unhashable annotation: read it every time
+        return None
+    return key
+
+
 def _handler_spec(
     fn: Callable[..., Any], owner: str, explicit: _Explicit | None, *, returns_send: bool
 ) -> HandlerSpec:
     name = getattr(fn, "__qualname__", repr(fn))
+    cache_key = _read_key(fn, explicit)
+    cached = _READ_CACHE.get(cache_key) if cache_key is not None else None
+    if cached is not None:
+        inputs, sends, yields, takes_ctx = cached
+        return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
     inputs, sends, yields = _read_callable(fn, owner, explicit, arity=1)
     if explicit is not None:
         if explicit.input is _MISSING or explicit.input is None:
@@ -451,6 +490,10 @@ def _handler_spec(
         )
         >= 2
     )
+    if cache_key is not None:
+        if len(_READ_CACHE) > 4096:
+            _READ_CACHE.clear()
+        _READ_CACHE[cache_key] = (inputs, sends, yields, takes_ctx)
     return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
 
 

@@ -37,6 +37,6 @@ class WorkflowCheckpoint:
     workflow: str
     requests: tuple[PendingRequest[Any, Any], ...]
     workflow_version: str | None = None
-    created_at: str = attrs.field(factory=lambda: _now())
+    created_at: str = attrs.field(factory=lambda: _now(), repr=False)
     state: FrozenState | None = attrs.field(default=None, repr=False, eq=False)
     registry: Any = attrs.field(default=None, repr=False, eq=False)

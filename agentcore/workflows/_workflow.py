@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
 import anyio
 from typing_extensions import TypeVar
@@ -32,7 +32,7 @@ from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import RunFailure, Runner
 from agentcore.workflows._state import Envelope, FrozenState, PendingEntry, RunState
-from agentcore.workflows._typeexpr import describe, matches
+from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownRequestError
 from agentcore.workflows.protocols import CheckpointStore
 
@@ -351,11 +351,7 @@ class Workflow(Generic[InT, OutT]):
                 )
             handler = start.spec.handler_for(message)
             assert handler is not None
-            declared: Any = cast("Any", type(message))
-            for accepted in handler.inputs:
-                if matches(message, accepted):
-                    declared = accepted
-                    break
+            declared = handler.declared_input(message)
             state.inbox.append(
                 Envelope(graph.start, (state.superstep, 0, 0), message, (), declared)
             )
