@@ -4,6 +4,7 @@ Build a definition once with :class:`WorkflowBuilder`, run it any number of time
 at once with :meth:`Workflow.run`. See ``docs/workflows.md``.
 """
 
+from agentcore.workflows._agent_executor import AgentExecutor, AgentTurn
 from agentcore.workflows._builder import WorkflowBuilder
 from agentcore.workflows._checkpoint import (
     CHECKPOINT_FORMAT,
@@ -62,6 +63,8 @@ from agentcore.workflows.protocols import CheckpointStore, Executor
 
 __all__ = [
     "CHECKPOINT_FORMAT",
+    "AgentExecutor",
+    "AgentTurn",
     "Case",
     "CheckpointError",
     "CheckpointIncompatibleError",

@@ -13,10 +13,12 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, Literal
+from typing import Any, Generic, Literal, cast
 
 from typing_extensions import Self, TypeVar
 
+from agentcore.protocols import SupportsAgentRun
+from agentcore.workflows._agent_executor import AgentExecutor, ContextMode
 from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._edges import Case, Default, Group
 from agentcore.workflows._graph import FanIn, Graph, Node, RetryPolicy, Route, SharedKey
@@ -123,10 +125,17 @@ class WorkflowBuilder(Generic[InT, OutT]):
 
     # -- nodes ---------------------------------------------------------------------------
 
-    def _adopt(self, obj: object, ident: str | None) -> str:
-        spec = read_executor(obj, id=ident)
+    def _adopt(self, obj: object, ident: str | None, context: ContextMode = "full") -> str:
+        target = obj
+        if _is_agent(obj):
+            target = AgentExecutor(cast("SupportsAgentRun", obj), id=ident, context=context)
+        spec = read_executor(target, id=ident)
         known = self._specs.get(spec.id)
-        if known is not None and known.obj is not obj:
+        if (
+            known is not None
+            and known.obj is not target
+            and not (isinstance(known.obj, AgentExecutor) and known.obj.agent is obj)
+        ):
             raise WorkflowBuildError(
                 [f"two different executors have the id {spec.id!r}; give one another id"]
             )
@@ -153,17 +162,28 @@ class WorkflowBuilder(Generic[InT, OutT]):
         timeout: float | None = None,
         retry: RetryPolicy | None = None,
         state_type: type[Any] | None = None,
+        context: ContextMode | None = None,
     ) -> Self:
-        """Add a node, or configure one already added by an edge call (by object or id)."""
+        """Add a node, or configure one already added by an edge call (by object or id).
+
+        An agent (any ``SupportsAgentRun``) becomes an :class:`AgentExecutor` (its id is
+        the agent's name unless ``id`` is given); ``context`` applies to agents only.
+        """
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         if isinstance(executor, str):
             ident = self._ref(executor)
         else:
             known = self._objects.get(builtins_id(executor))
-            ident = (
-                known if known is not None and id in (None, known) else self._adopt(executor, id)
-            )
+            same = known is not None and id in (None, known)
+            if context is not None and not _is_agent(executor):
+                raise TypeError(f"context= applies to agents only, not to {executor!r}")
+            if same and known is not None and context is not None:
+                ident = self._adopt(executor, known, context)
+            elif same and known is not None:
+                ident = known
+            else:
+                ident = self._adopt(executor, id, context or "full")
         options = self._options.setdefault(ident, _NodeOptions())
         options.max_concurrency = max_concurrency
         options.timeout = timeout
@@ -467,10 +487,12 @@ class WorkflowBuilder(Generic[InT, OutT]):
                             f"with allow_mutable_messages=True)"
                         )
             if sends and not outgoing[ident]:
-                problems.append(
-                    f"{ident!r} sends {' | '.join(describe(t) for t in sends)} but has no "
-                    f"outgoing edge; add one, or remove the sends"
-                )
+                # an agent at the end of a graph only yields its response
+                if not isinstance(spec.obj, AgentExecutor):
+                    problems.append(
+                        f"{ident!r} sends {' | '.join(describe(t) for t in sends)} but has no "
+                        f"outgoing edge; add one, or remove the sends"
+                    )
                 routes[ident] = table
                 continue
             for tp in sends:
@@ -578,3 +600,12 @@ class WorkflowBuilder(Generic[InT, OutT]):
 
 
 builtins_id = id
+
+
+def _is_agent(obj: object) -> bool:
+    """An agent that is not already an executor (those are read as they are)."""
+    return (
+        isinstance(obj, SupportsAgentRun)
+        and not hasattr(obj, "handle")
+        and not isinstance(obj, AgentExecutor)
+    )
