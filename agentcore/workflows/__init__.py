@@ -46,6 +46,11 @@ from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._spec import FunctionExecutor, executor, handler, response_handler
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
 from agentcore.workflows._workflow import Workflow
+from agentcore.workflows._workflow_agent import (
+    REQUEST_INFO_TOOL_NAME,
+    RequestInfoArguments,
+    WorkflowAgent,
+)
 from agentcore.workflows.errors import (
     CheckpointError,
     CheckpointIncompatibleError,
@@ -63,6 +68,7 @@ from agentcore.workflows.protocols import CheckpointStore, Executor
 
 __all__ = [
     "CHECKPOINT_FORMAT",
+    "REQUEST_INFO_TOOL_NAME",
     "AgentExecutor",
     "AgentTurn",
     "Case",
@@ -91,6 +97,7 @@ __all__ = [
     "PendingRequest",
     "RequestCancelled",
     "RequestInfo",
+    "RequestInfoArguments",
     "RetryPolicy",
     "RunCompleted",
     "RunFailed",
@@ -106,6 +113,7 @@ __all__ = [
     "SuperstepStarted",
     "UnknownRequestError",
     "Workflow",
+    "WorkflowAgent",
     "WorkflowBuildError",
     "WorkflowBuilder",
     "WorkflowCheckpoint",

@@ -37,7 +37,9 @@ from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownReque
 from agentcore.workflows.protocols import CheckpointStore
 
 if TYPE_CHECKING:
+    from agentcore import Message
     from agentcore.workflows._graph import Graph
+    from agentcore.workflows._workflow_agent import WorkflowAgent
 
 __all__ = ["Workflow"]
 
@@ -199,6 +201,27 @@ class Workflow(Generic[InT, OutT]):
                 raise RunStateError(f"the store holds no run {run_id!r} to resume")
             return prepare(None)
         return prepare(self.restore(record))
+
+    def as_agent(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        input_adapter: Callable[[tuple[Message, ...]], InT] | None = None,
+        output_adapter: Callable[[OutT], Sequence[Message]] | None = None,
+    ) -> WorkflowAgent:
+        """This workflow as an agent (``SupportsAgentRun``): pending requests come back as
+        ``request_info`` calls. ``TypeError`` when the input or output types are not
+        messages and no adapter is given."""
+        from agentcore.workflows._workflow_agent import WorkflowAgent
+
+        return WorkflowAgent(
+            self,
+            name=name,
+            description=description,
+            input_adapter=input_adapter,
+            output_adapter=output_adapter,
+        )
 
     def restore(self, record: CheckpointRecord | str) -> WorkflowCheckpoint:
         """Read a stored checkpoint (a store's record, or the JSON of ``to_json``) with

@@ -15,6 +15,7 @@ import attrs
 import pytest
 from typing_extensions import Never, assert_type
 
+from agentcore import SupportsAgentRun
 from agentcore.workflows import (
     Executor,
     FunctionExecutor,
@@ -68,6 +69,8 @@ async def _static_checks() -> None:
     answer = request.create_response(True)
     assert_type(answer, WorkflowResponse[bool])
     request.create_response("yes")  # type: ignore[arg-type]
+    as_agent: SupportsAgentRun = workflow.as_agent()
+    del as_agent
     as_executor: Executor = count
     assert_type(count, FunctionExecutor)
     del as_executor
