@@ -14,7 +14,8 @@ from typing import Any, Literal, cast
 
 import attrs
 
-from agentcore import AgentResponse, Message
+from agentcore._types.messages import Message
+from agentcore._types.responses import AgentResponse
 from agentcore.protocols import SupportsAgentRun
 from agentcore.workflows._context import WorkflowContext
 

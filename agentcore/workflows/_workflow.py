@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 import anyio
 from typing_extensions import TypeVar
 
-from agentcore import ResponseStream
+from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
 from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
@@ -37,7 +37,7 @@ from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownReque
 from agentcore.workflows.protocols import CheckpointStore
 
 if TYPE_CHECKING:
-    from agentcore import Message
+    from agentcore._types.messages import Message
     from agentcore.workflows._graph import Graph
     from agentcore.workflows._workflow_agent import WorkflowAgent
 

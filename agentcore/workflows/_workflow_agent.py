@@ -16,15 +16,11 @@ from typing import Any, Final, Literal, Protocol, cast, overload
 
 import attrs
 
-from agentcore import (
-    AgentResponse,
-    AgentResponseUpdate,
-    AgentSession,
-    FunctionCallContent,
-    FunctionResultContent,
-    Message,
-    ResponseStream,
-)
+from agentcore._sessions.session import AgentSession
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import FunctionCallContent, FunctionResultContent
+from agentcore._types.messages import Message
+from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
 from agentcore.serialization import structure, to_json, unstructure
 from agentcore.structured import json_schema_for
