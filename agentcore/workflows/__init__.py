@@ -45,6 +45,8 @@ from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._spec import FunctionExecutor, executor, handler, response_handler
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
+from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
+from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows._workflow_agent import (
     REQUEST_INFO_TOOL_NAME,
@@ -108,6 +110,9 @@ __all__ = [
     "SharedState",
     "SharedStateConflictError",
     "SqliteCheckpointStore",
+    "SubWorkflowExecutor",
+    "SubWorkflowRequest",
+    "SubWorkflowResponse",
     "SuperstepAborted",
     "SuperstepCompleted",
     "SuperstepStarted",

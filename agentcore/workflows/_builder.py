@@ -24,6 +24,7 @@ from agentcore.workflows._edges import Case, Default, Group
 from agentcore.workflows._graph import FanIn, Graph, Node, RetryPolicy, Route, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
 from agentcore.workflows._stores import SqliteCheckpointStore
+from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._typeexpr import (
     compatible,
     describe,
@@ -126,9 +127,11 @@ class WorkflowBuilder(Generic[InT, OutT]):
     # -- nodes ---------------------------------------------------------------------------
 
     def _adopt(self, obj: object, ident: str | None, context: ContextMode = "full") -> str:
-        target = obj
-        if _is_agent(obj):
+        target: object = _sub_workflow(obj, ident)
+        if target is None and _is_agent(obj):
             target = AgentExecutor(cast("SupportsAgentRun", obj), id=ident, context=context)
+        elif target is None:
+            target = obj
         spec = read_executor(target, id=ident)
         known = self._specs.get(spec.id)
         if (
@@ -358,6 +361,14 @@ class WorkflowBuilder(Generic[InT, OutT]):
         if outputs is None:
             outputs = tuple(i for i in specs if not outgoing[i])
         problems += self._check_io(outputs)
+        if self._store is not None and any(
+            isinstance(spec.obj, SubWorkflowExecutor) for spec in specs.values()
+        ):
+            problems.append(
+                "sub-workflow nodes cannot be combined with a checkpoint store yet (a "
+                "SubWorkflowRequest message cannot be written as JSON); run without "
+                "checkpoints= and keep result.checkpoint values instead"
+            )
         if problems:
             raise WorkflowBuildError(problems)
         registry = self._registry()
@@ -600,6 +611,18 @@ class WorkflowBuilder(Generic[InT, OutT]):
 
 
 builtins_id = id
+
+
+def _sub_workflow(obj: object, ident: str | None) -> SubWorkflowExecutor | None:
+    """``obj`` as a sub-workflow node, if it is a workflow."""
+    if not isinstance(obj, Workflow):
+        return None
+    child: Workflow[Any, Any] = cast("Any", obj)
+    if ident is None:
+        raise TypeError(
+            f"a sub-workflow node needs an id: builder.add(<{child.name} workflow>, id=...)"
+        )
+    return SubWorkflowExecutor(child, id=ident)
 
 
 def _is_agent(obj: object) -> bool:

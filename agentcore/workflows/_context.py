@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from collections.abc import Mapping as _Mapping
-from typing import Any, Generic, Protocol
+from typing import Any, Generic, Protocol, cast
 
 from typing_extensions import Never, TypeVar
 
 from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._requests import PendingRequest
+from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import WorkflowTypeError
 
@@ -61,6 +62,14 @@ class Node(Protocol):
     def max_concurrency(self) -> int: ...
     @property
     def shared_keys(self) -> _Mapping[str, Any]: ...
+
+
+def _address(message: object) -> str | None:
+    """A sub-workflow answer goes back to its node; other messages have no address."""
+    if isinstance(message, SubWorkflowResponse):
+        answer: SubWorkflowResponse[Any] = cast("Any", message)
+        return answer.executor_id
+    return None
 
 
 class SharedState:
@@ -192,6 +201,8 @@ class WorkflowContext(Generic[SendT, YieldT]):
         self._stage_send(message, target)
 
     def _stage_send(self, message: object, target: str | None) -> None:
+        if target is None:
+            target = _address(message)
         declared = self._handler.sent_type(message)
         if declared is None:
             raise WorkflowTypeError(

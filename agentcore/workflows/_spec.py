@@ -347,7 +347,7 @@ def _resolve(value: Any, fn: Callable[..., Any]) -> Any:
 
 
 def _explicit_members(value: Any, fn: Callable[..., Any]) -> tuple[Any, ...]:
-    if value is _MISSING or value is None:
+    if value is _MISSING or value is None or (isinstance(value, (tuple, list)) and not value):
         return ()
     return tuple(m for m in members(_resolve(value, fn)) if m is not _NONE)
 

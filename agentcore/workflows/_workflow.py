@@ -83,6 +83,11 @@ class Workflow(Generic[InT, OutT]):
         return self._graph.output_types
 
     @property
+    def asks_outside(self) -> bool:
+        """Whether some executor may ask for a response (it has a response handler)."""
+        return any(node.spec.responses for node in self._graph.nodes.values())
+
+    @property
     def executor_ids(self) -> tuple[str, ...]:
         """The executors' ids, in commit order."""
         return tuple(self._graph.nodes)
