@@ -18,10 +18,11 @@ from typing import Any, Generic, Literal, cast
 from typing_extensions import Self, TypeVar
 
 from agentcore.protocols import SupportsAgentRun
+from agentcore.workflows._adapt import fan_in_regions, is_agent, sub_workflow
 from agentcore.workflows._agent_executor import AgentExecutor, ContextMode
 from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._edges import Case, Default, Group
-from agentcore.workflows._graph import FanIn, Graph, Node, RetryPolicy, Route, SharedKey
+from agentcore.workflows._graph import Graph, Node, RetryPolicy, Route, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
 from agentcore.workflows._stores import SqliteCheckpointStore
 from agentcore.workflows._subworkflow import SubWorkflowExecutor
@@ -127,8 +128,8 @@ class WorkflowBuilder(Generic[InT, OutT]):
     # -- nodes ---------------------------------------------------------------------------
 
     def _adopt(self, obj: object, ident: str | None, context: ContextMode = "full") -> str:
-        target: object = _sub_workflow(obj, ident)
-        if target is None and _is_agent(obj):
+        target: object = sub_workflow(obj, ident)
+        if target is None and is_agent(obj):
             target = AgentExecutor(cast("SupportsAgentRun", obj), id=ident, context=context)
         elif target is None:
             target = obj
@@ -179,7 +180,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
         else:
             known = self._objects.get(builtins_id(executor))
             same = known is not None and id in (None, known)
-            if context is not None and not _is_agent(executor):
+            if context is not None and not is_agent(executor):
                 raise TypeError(f"context= applies to agents only, not to {executor!r}")
             if same and known is not None and context is not None:
                 ident = self._adopt(executor, known, context)
@@ -397,7 +398,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
                 self._start,
                 nodes,
                 groups,
-                self._fan_ins(groups),
+                fan_in_regions(groups),
                 dict(self._shared),
                 specs[self._start].inputs if self._input_type is None else (self._input_type,),
                 tuple(t for i in outputs for t in specs[i].yields)
@@ -589,46 +590,5 @@ class WorkflowBuilder(Generic[InT, OutT]):
                 )
         return problems
 
-    def _fan_ins(self, groups: Sequence[Group]) -> tuple[FanIn, ...]:
-        before: dict[str, list[str]] = {}
-        for g in groups:
-            for t in g.targets:
-                before.setdefault(t, []).extend(g.sources)
-        out: list[FanIn] = []
-        for g in groups:
-            if g.kind != "fan_in":
-                continue
-            target = g.targets[0]
-            region = set(g.sources)
-            todo = list(g.sources)
-            while todo:
-                for s in before.get(todo.pop(), ()):
-                    if s != target and s not in region:
-                        region.add(s)
-                        todo.append(s)
-            out.append(FanIn(g, target, frozenset(region), {s: i for i, s in enumerate(g.sources)}))
-        return tuple(out)
-
 
 builtins_id = id
-
-
-def _sub_workflow(obj: object, ident: str | None) -> SubWorkflowExecutor | None:
-    """``obj`` as a sub-workflow node, if it is a workflow."""
-    if not isinstance(obj, Workflow):
-        return None
-    child: Workflow[Any, Any] = cast("Any", obj)
-    if ident is None:
-        raise TypeError(
-            f"a sub-workflow node needs an id: builder.add(<{child.name} workflow>, id=...)"
-        )
-    return SubWorkflowExecutor(child, id=ident)
-
-
-def _is_agent(obj: object) -> bool:
-    """An agent that is not already an executor (those are read as they are)."""
-    return (
-        isinstance(obj, SupportsAgentRun)
-        and not hasattr(obj, "handle")
-        and not isinstance(obj, AgentExecutor)
-    )

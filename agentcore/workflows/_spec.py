@@ -18,12 +18,22 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar, cast, get_args, get_origin, overload
+from typing import Any, cast, get_args, get_origin
 
 import anyio.to_thread
 import attrs
 
 from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._decorators import (
+    HANDLER_MARK,
+    MISSING,
+    RESPONSE_MARK,
+    Explicit,
+    FunctionExecutor,
+    executor,
+    handler,
+    response_handler,
+)
 from agentcore.workflows._typeexpr import (
     compatible,
     describe,
@@ -46,142 +56,7 @@ __all__ = [
     "response_handler",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
-_HANDLER_MARK = "__agentcore_handler__"
-_RESPONSE_MARK = "__agentcore_response_handler__"
 _NONE = type(None)
-_MISSING: Any = object()
-
-
-@attrs.frozen
-class _Explicit:
-    """Types given to a decorator (explicit mode): annotations are not read."""
-
-    input: Any = _MISSING
-    output: Any = _MISSING
-    yields: Any = _MISSING
-    request: Any = _MISSING
-    response: Any = _MISSING
-
-
-# -- the decorators ----------------------------------------------------------------------
-
-
-@overload
-def handler(fn: F, /) -> F: ...
-@overload
-def handler(*, input: Any, output: Any = None, yields: Any = None) -> Callable[[F], F]: ...
-def handler(
-    fn: Callable[..., Any] | None = None,
-    /,
-    *,
-    input: Any = _MISSING,
-    output: Any = _MISSING,
-    yields: Any = _MISSING,
-) -> Any:
-    """Mark a method of a plain class as a message handler: ``async def on_x(self,
-    message: In, ctx: WorkflowContext[S, Y])``.
-
-    With any keyword, explicit mode: types come only from ``input`` (required),
-    ``output`` (sent types) and ``yields``; annotations are not read.
-    """
-    explicit = None
-    if input is not _MISSING or output is not _MISSING or yields is not _MISSING:
-        explicit = _Explicit(input=input, output=output, yields=yields)
-
-    def mark(f: F) -> F:
-        setattr(f, _HANDLER_MARK, explicit or _Explicit())
-        return f
-
-    return mark(fn) if fn is not None else mark
-
-
-@overload
-def response_handler(fn: F, /) -> F: ...
-@overload
-def response_handler(
-    *, request: Any, response: Any, output: Any = None, yields: Any = None
-) -> Callable[[F], F]: ...
-def response_handler(
-    fn: Callable[..., Any] | None = None,
-    /,
-    *,
-    request: Any = _MISSING,
-    response: Any = _MISSING,
-    output: Any = _MISSING,
-    yields: Any = _MISSING,
-) -> Any:
-    """Mark a method as the handler of answers to one (request, response) type pair:
-    ``async def on_answer(self, request: Req, response: Resp, ctx: WorkflowContext[S, Y])``.
-
-    With any keyword, explicit mode: ``request`` and ``response`` are both required
-    and annotations are not read. Two handlers for one pair on one class raise
-    :class:`WorkflowBuildError` when the executor is added.
-    """
-    explicit = None
-    given: tuple[object, ...] = (request, response, output, yields)
-    if any(v is not _MISSING for v in given):
-        explicit = _Explicit(request=request, response=response, output=output, yields=yields)
-
-    def mark(f: F) -> F:
-        setattr(f, _RESPONSE_MARK, explicit or _Explicit())
-        return f
-
-    return mark(fn) if fn is not None else mark
-
-
-@attrs.frozen
-class FunctionExecutor:
-    """A function as an executor (what ``@executor`` returns). Calling it calls the function."""
-
-    id: str
-    fn: Callable[..., Any]
-    explicit: _Explicit | None = attrs.field(default=None, repr=False)
-
-    async def handle(self, message: Any, ctx: WorkflowContext[Any, Any]) -> None:
-        """Run the function on ``message``; a non-``None`` return value is sent."""
-        result = await _call_function(self.fn, message, ctx)
-        if result is not None:
-            await ctx.send(result)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
-
-
-async def _call_function(fn: Callable[..., Any], message: Any, ctx: Any) -> Any:
-    if len(inspect.signature(fn).parameters) >= 2:
-        return await fn(message, ctx)
-    return await fn(message)
-
-
-@overload
-def executor(fn: Callable[..., Any], /) -> FunctionExecutor: ...
-@overload
-def executor(
-    *, id: str | None = None, input: Any = None, output: Any = None, yields: Any = None
-) -> Callable[[Callable[..., Any]], FunctionExecutor]: ...
-def executor(
-    fn: Callable[..., Any] | None = None,
-    /,
-    *,
-    id: str | None = None,
-    input: Any = _MISSING,
-    output: Any = _MISSING,
-    yields: Any = _MISSING,
-) -> Any:
-    """Make a function an executor (its id is its name unless ``id`` is given).
-
-    Explicit types, when any of ``input`` / ``output`` / ``yields`` is given, replace
-    the annotations entirely; ``input`` is then required.
-    """
-    explicit = None
-    if input is not _MISSING or output is not _MISSING or yields is not _MISSING:
-        explicit = _Explicit(input=input, output=output, yields=yields)
-
-    def wrap(f: Callable[..., Any]) -> FunctionExecutor:
-        return FunctionExecutor(id or f.__name__, f, explicit)
-
-    return wrap(fn) if fn is not None else wrap
 
 
 # -- specs -------------------------------------------------------------------------------
@@ -205,8 +80,8 @@ class HandlerSpec:
     def sent_type(self, message: object) -> Any | None:
         """The declared send type ``message`` matches (``None``: not declared)."""
         cls = type(message)
-        cached = self._send_cache.get(cls, _MISSING)
-        if cached is not _MISSING:
+        cached = self._send_cache.get(cls, MISSING)
+        if cached is not MISSING:
             return cached
         found = None
         for tp in self.sends:
@@ -347,7 +222,7 @@ def _resolve(value: Any, fn: Callable[..., Any]) -> Any:
 
 
 def _explicit_members(value: Any, fn: Callable[..., Any]) -> tuple[Any, ...]:
-    if value is _MISSING or value is None or (isinstance(value, (tuple, list)) and not value):
+    if value is MISSING or value is None or (isinstance(value, (tuple, list)) and not value):
         return ()
     return tuple(m for m in members(_resolve(value, fn)) if m is not _NONE)
 
@@ -366,7 +241,7 @@ def _context_types(annotation: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
 def _read_callable(
     fn: Callable[..., Any],
     owner: str,
-    explicit: _Explicit | None,
+    explicit: Explicit | None,
     *,
     arity: int,
 ) -> tuple[tuple[Any, ...], ...]:
@@ -441,7 +316,7 @@ _READ_CACHE: dict[Any, tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], 
 once. Keyed by code, globals and annotations; bounded."""
 
 
-def _read_key(fn: Callable[..., Any], explicit: _Explicit | None) -> Any:
+def _read_key(fn: Callable[..., Any], explicit: Explicit | None) -> Any:
     target = getattr(fn, "__func__", fn)
     code = getattr(target, "__code__", None)
     if code is None:
@@ -461,7 +336,7 @@ def _read_key(fn: Callable[..., Any], explicit: _Explicit | None) -> Any:
 
 
 def _handler_spec(
-    fn: Callable[..., Any], owner: str, explicit: _Explicit | None, *, returns_send: bool
+    fn: Callable[..., Any], owner: str, explicit: Explicit | None, *, returns_send: bool
 ) -> HandlerSpec:
     name = getattr(fn, "__qualname__", repr(fn))
     cache_key = _read_key(fn, explicit)
@@ -471,7 +346,7 @@ def _handler_spec(
         return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
     inputs, sends, yields = _read_callable(fn, owner, explicit, arity=1)
     if explicit is not None:
-        if explicit.input is _MISSING or explicit.input is None:
+        if explicit.input is MISSING or explicit.input is None:
             raise WorkflowBuildError(
                 [
                     f"{owner}: {name} is in explicit mode (types given to the decorator), so "
@@ -497,16 +372,16 @@ def _handler_spec(
     return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
 
 
-def _response_spec(fn: Callable[..., Any], owner: str, explicit: _Explicit) -> ResponseSpec:
+def _response_spec(fn: Callable[..., Any], owner: str, explicit: Explicit) -> ResponseSpec:
     name = getattr(fn, "__qualname__", repr(fn))
     if not inspect.iscoroutinefunction(fn):
         raise WorkflowBuildError([f"{owner}: response handler {name} must be async def"])
     if (
-        explicit.request is not _MISSING
-        or explicit.response is not _MISSING
-        or (explicit.output is not _MISSING or explicit.yields is not _MISSING)
+        explicit.request is not MISSING
+        or explicit.response is not MISSING
+        or (explicit.output is not MISSING or explicit.yields is not MISSING)
     ):
-        if explicit.request is _MISSING or explicit.response is _MISSING:
+        if explicit.request is MISSING or explicit.response is MISSING:
             raise WorkflowBuildError(
                 [
                     f"{owner}: response handler {name} is in explicit mode, so both request= "
@@ -551,13 +426,13 @@ def _duplicates(
         raise WorkflowBuildError(problems)
 
 
-def _declared_types(obj: object, fn: Callable[..., Any]) -> _Explicit | None:
+def _declared_types(obj: object, fn: Callable[..., Any]) -> Explicit | None:
     """Explicit ``input_types`` / ``output_types`` / ``yield_types`` attributes."""
     names = ("input_types", "output_types", "yield_types")
     if not any(hasattr(obj, n) for n in names):
         return None
-    return _Explicit(
-        input=tuple(getattr(obj, "input_types", ())) or _MISSING,
+    return Explicit(
+        input=tuple(getattr(obj, "input_types", ())) or MISSING,
         output=tuple(getattr(obj, "output_types", ())),
         yields=tuple(getattr(obj, "yield_types", ())),
     )
@@ -591,11 +466,11 @@ def read_executor(
         member = inspect.getattr_static(cls, attr, None)
         if isinstance(member, (staticmethod, classmethod)):
             continue
-        marked = getattr(member, _HANDLER_MARK, None)
+        marked = getattr(member, HANDLER_MARK, None)
         if marked is not None:
-            explicit = marked if marked != _Explicit() else None
+            explicit = marked if marked != Explicit() else None
             handlers.append(_handler_spec(getattr(obj, attr), owner, explicit, returns_send=True))
-        answered = getattr(member, _RESPONSE_MARK, None)
+        answered = getattr(member, RESPONSE_MARK, None)
         if answered is not None:
             responses.append(_response_spec(getattr(obj, attr), owner, answered))
     if not handlers:
