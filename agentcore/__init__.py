@@ -42,6 +42,7 @@ from agentcore._responses import (
 from agentcore._run import RunContext, RunLocals
 from agentcore._sessions import AgentSession
 from agentcore._stream import ResponseStream, StreamConsumedError
+from agentcore._stream_replay import StreamEnd
 from agentcore._tool_loop import ToolLoop
 from agentcore._usage import Usage
 from agentcore.agent import Agent
@@ -155,6 +156,7 @@ __all__ = [
     "ShellTool",
     "SqliteHistoryStore",
     "StreamConsumedError",
+    "StreamEnd",
     "SupportsAgentRun",
     "SupportsCodeInterpreterTool",
     "SupportsCountTokens",
