@@ -42,7 +42,7 @@ from agentcore._stream_parts import (
     pop_frame,
     push_frame,
 )
-from agentcore._stream_replay import Relay, StreamEnd, each, replay_updates
+from agentcore._stream_replay import Relay, StreamEnd, one_by_one, replay_updates
 
 __all__ = ["ResponseStream", "StreamConsumedError"]
 
@@ -153,7 +153,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 f"got {type(response).__name__}"
             )
         return ResponseStream(
-            each(replay_updates(response)),
+            one_by_one(replay_updates(response)),
             finalizer=type(response).from_updates,
             final=lambda: response,
         )

@@ -124,7 +124,7 @@ def _agent_updates(response: AgentResponse[Any]) -> list[AgentResponseUpdate]:
     return updates
 
 
-async def each(updates: Sequence[Any]) -> AsyncGenerator[Any, None]:
+async def one_by_one(updates: Sequence[Any]) -> AsyncGenerator[Any, None]:
     """``updates`` one by one, as a source."""
     for update in updates:
         yield update
