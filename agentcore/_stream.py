@@ -261,6 +261,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         on completion fails the stream. The final value is as with :meth:`relay`.
         This stream is taken over: consume the returned one.
         """
+        if not callable(hook):
+            raise TypeError(f"on_end() takes a callable hook (StreamEnd -> None), got {hook!r}")
         self._check_unused("on_end")
         return self._relayed(Relay(self, None, hook))
 

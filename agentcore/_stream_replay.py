@@ -155,8 +155,6 @@ class Relay:
                     f"{transform!r} is async. Do async work in a generator that reads the "
                     "stream and build ResponseStream(generator, finalizer=..., final=...)"
                 )
-        if hook is not None and not callable(hook):
-            raise TypeError(f"on_end() takes a callable hook (StreamEnd -> None), got {hook!r}")
         self.inner = inner
         self.transform = transform
         self.hook = hook
