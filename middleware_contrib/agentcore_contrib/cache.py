@@ -134,9 +134,8 @@ def request_key(context: ChatContext) -> str:
 
 
 def replay_response(response: ChatResponse[Any]) -> ChatStream:
-    """A stream that replays a finished response; the same as
-    :meth:`ResponseStream.from_response <agentcore.ResponseStream.from_response>`,
-    which new code should call directly."""
+    """A stream that replays a finished response: the same as
+    :meth:`~agentcore.ResponseStream.from_response`, which new code should call directly."""
     return ResponseStream.from_response(response)
 
 
