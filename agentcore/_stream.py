@@ -456,6 +456,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             level = len(frames) + 1
             steps = [(t, c, level) for t, c, _ in inner_plan]
             frame = Frame(inner_core, iterator, [*steps, *below])
+            inner_core.host = (core, frame.steps)  # what is injected into it comes here
         else:
             frame = Frame(None, aiter(source), below)
         push_frame(core, frames, frame)
@@ -504,9 +505,16 @@ class ResponseStream(Generic[UpdateT, FinalT]):
     def _inject(self, update: Any) -> None:
         """Deliver ``update`` (through this stream's own steps) before the next one read."""
         core = self._core
+        host = core.host
+        if host is not None:
+            # Read in place by a stream delegating to it: that stream delivers it,
+            # with the steps this stream's updates take there.
+            core, steps = host
+        else:
+            steps = core.plan if core.plan is not None else self._plan()
         if core.backlog is None:
             core.backlog = []
-        core.backlog.append((update, core.plan if core.plan is not None else self._plan()))
+        core.backlog.append((update, steps))
 
     async def _close_all(self) -> None:
         core = self._core

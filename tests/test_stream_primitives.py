@@ -26,13 +26,16 @@ from agentcore import (
     ChatResponse,
     ChatResponseUpdate,
     CustomEvent,
+    FunctionCallContent,
     Message,
     ResponseStream,
     StreamConsumedError,
     StreamEnd,
     TextContent,
+    ToolContext,
     Usage,
     UsageContent,
+    tool,
 )
 from agentcore._stream_parts import Delegate
 from agentcore.middleware import CallNext
@@ -413,6 +416,13 @@ async def test_on_end_refuses_what_is_not_callable() -> None:
 # -- being delegated to ----------------------------------------------------------------
 
 
+@tool
+async def ping(ctx: ToolContext) -> str:
+    """Ping, telling the caller about it."""
+    await ctx.run.emit({"n": 1}, name="progress")
+    return "pong"
+
+
 async def test_a_relay_with_an_end_hook_read_in_place_by_a_delegating_stream() -> None:
     ends = Ends()
     words = Words(["a", "b"])
@@ -513,3 +523,36 @@ async def test_an_agent_short_circuit_replays_its_response_through_from_response
     stream = agent.run("hi", stream=True)
     assert "".join([u.text async for u in stream]) == "cached"
     assert (await stream.get_final_response()).text == "cached"
+
+
+async def test_events_a_run_emits_reach_the_caller_through_agent_middleware_relays() -> None:
+    # The run's stream is read in place by the relays around it; an event the run
+    # puts into its stream must still come out in order, and be in the final response.
+    call = ChatResponse(
+        messages=(Message("assistant", (FunctionCallContent("c1", "ping", {}),)),),
+        finish_reason="tool_calls",
+    )
+    ends: list[StreamEnd[AgentResponse[Any]]] = []
+
+    async def watch(context: AgentContext, call_next: CallNext) -> None:
+        await call_next()
+        assert isinstance(context.result, ResponseStream)
+        context.result = context.result.relay(lambda u: u).on_end(ends.append)
+
+    async def passthrough(context: AgentContext, call_next: CallNext) -> None:
+        await call_next()
+        assert isinstance(context.result, ResponseStream)
+        context.result = context.result.map(lambda u: u)
+
+    for middleware in ([watch], [watch, passthrough], [passthrough, watch]):
+        ends.clear()
+        agent = Agent(ScriptedChatClient([call, "done"]), tools=[ping], middleware=middleware)
+        stream = agent.run("hi", stream=True)
+        updates = [u async for u in stream]
+        names = [u.event.name for u in updates if u.event is not None]
+        assert names == ["progress"]
+        position = next(i for i, u in enumerate(updates) if u.event is not None)
+        assert "".join(u.text for u in updates[position:]) == "done"  # before the answer
+        final = await stream.get_final_response()
+        assert [e.name for e in final.events] == ["progress"]
+        assert ends[0].how == "completed"
