@@ -37,7 +37,7 @@ from agentcore import (
     UsageContent,
     tool,
 )
-from agentcore._stream_parts import Delegate
+from agentcore._streams.reader import Delegate
 from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
 

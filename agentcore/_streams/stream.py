@@ -21,13 +21,7 @@ from collections.abc import (
 from types import TracebackType
 from typing import Any, Generic, TypeVar, cast, overload
 
-from agentcore._responses import (
-    AgentResponse,
-    AgentResponseUpdate,
-    ChatResponse,
-    ChatResponseUpdate,
-)
-from agentcore._stream_parts import (
+from agentcore._streams.reader import (
     ENDED,
     Core,
     Delegate,
@@ -42,7 +36,13 @@ from agentcore._stream_parts import (
     pop_frame,
     push_frame,
 )
-from agentcore._stream_replay import Relay, StreamEnd, one_by_one, replay_updates
+from agentcore._streams.replay import Relay, StreamEnd, one_by_one, replay_updates
+from agentcore._types.responses import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatResponse,
+    ChatResponseUpdate,
+)
 
 __all__ = ["ResponseStream", "StreamConsumedError"]
 

@@ -9,7 +9,7 @@
   (``ResponseStream.on_end``).
 
 The relay and the end hook delegate to the inner stream (see
-:class:`~agentcore._stream_parts.Delegate`): its updates are read in place by whoever
+:class:`~agentcore._streams.reader.Delegate`): its updates are read in place by whoever
 reads the outer stream, so neither adds a generator step per update. This module
 never names ``ResponseStream``: the stream module builds the streams from its parts.
 """
@@ -23,14 +23,14 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 import anyio
 import attrs
 
-from agentcore._contents import UsageContent
-from agentcore._responses import (
+from agentcore._streams.reader import Delegate, Stage, maybe_await
+from agentcore._types.contents import UsageContent
+from agentcore._types.responses import (
     AgentResponse,
     AgentResponseUpdate,
     ChatResponse,
     ChatResponseUpdate,
 )
-from agentcore._stream_parts import Delegate, Stage, maybe_await
 
 __all__ = ["Relay", "StreamEnd", "replay_updates"]
 
