@@ -14,6 +14,7 @@ from agentcore.workflows._checkpoint import (
     WorkflowCheckpoint,
 )
 from agentcore.workflows._context import SharedState, WorkflowContext
+from agentcore.workflows._decorators import FunctionExecutor, executor, handler, response_handler
 from agentcore.workflows._edges import Case, Default
 from agentcore.workflows._events import (
     DeliveryRecord,
@@ -43,7 +44,6 @@ from agentcore.workflows._events import (
 from agentcore.workflows._graph import RetryPolicy
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
-from agentcore.workflows._decorators import FunctionExecutor, executor, handler, response_handler
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
 from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
 from agentcore.workflows._subworkflow import SubWorkflowExecutor
