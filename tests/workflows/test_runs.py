@@ -955,3 +955,54 @@ async def test_most_specific_handler_wins() -> None:
     workflow = WorkflowBuilder(Two(), name="w").build()
     assert (await workflow.run(Sub())).output == "sub"
     assert (await workflow.run(Base())).output == "base"
+
+
+async def test_inline_path_for_single_invocation_creates_no_task() -> None:
+    caller = anyio.get_current_task().id
+    seen: list[int] = []
+
+    @executor
+    async def one(text: str) -> Draft:
+        seen.append(anyio.get_current_task().id)
+        return Draft(text)
+
+    @executor
+    async def two(d: Draft, ctx: WorkflowContext[Never, str]) -> None:
+        seen.append(anyio.get_current_task().id)
+        await ctx.yield_output(d.text)
+
+    await WorkflowBuilder(one, name="w").add_edge(one, two).build().run("x")
+    assert seen == [caller, caller]
+
+
+async def test_a_fast_branch_waits_at_the_barrier() -> None:
+    order: list[str] = []
+
+    @executor
+    async def go(n: int, ctx: WorkflowContext[int]) -> None:
+        await ctx.send(n)
+
+    @executor(id="slow")
+    async def slow(n: int, ctx: WorkflowContext[Never, str]) -> None:
+        await anyio.sleep(0.02)
+        order.append("slow done")
+        await ctx.yield_output("slow")
+
+    @executor(id="fast")
+    async def fast(n: int) -> str:
+        order.append("fast done")
+        return "fast"
+
+    @executor(id="next")
+    async def after_fast(text: str, ctx: WorkflowContext[Never, str]) -> None:
+        order.append("after fast")
+        await ctx.yield_output(text)
+
+    workflow = (
+        WorkflowBuilder(go, name="w", outputs_from=[slow, after_fast])
+        .add_fan_out(go, [slow, fast])
+        .add_edge(fast, after_fast)
+        .build()
+    )
+    await workflow.run(1)
+    assert order == ["fast done", "slow done", "after fast"]
