@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from operator import is_
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import attrs
 
 from agentcore._agent.input import split_decisions
 from agentcore._loop.config import FunctionInvocationConfiguration
-from agentcore._loop.loop import LoopState, ToolIndex, drive
+from agentcore._loop.loop import drive
+from agentcore._loop.state import LoopState, ToolIndex
 from agentcore._observing import ObserverSet
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
@@ -31,7 +32,27 @@ from agentcore.structured import parse_answer
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
-    from agentcore._agent.agent import Agent
+    from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
+
+
+class AgentShape(Protocol):
+    """What a run reads from its agent. The run is typed against this, not ``Agent``,
+    so this module never imports the module that calls it."""
+
+    @property
+    def name(self) -> str | None: ...
+
+    @property
+    def client(self) -> SupportsGetResponse[Any]: ...
+
+    @property
+    def tools(self) -> Sequence[Any]: ...
+
+    @property
+    def context_providers(self) -> Sequence[ContextProvider]: ...
+
+    @property
+    def history(self) -> HistoryStore | None: ...
 
 
 class RunSupport:
@@ -128,7 +149,7 @@ def with_run_events(response: AgentResponse[Any], run: RunContext) -> AgentRespo
 
 
 async def prepare(
-    agent: Agent,
+    agent: AgentShape,
     support: RunSupport,
     context: AgentContext,
     pipelines: Pipelines,
@@ -206,7 +227,9 @@ async def prepare(
     return Prepared(stored, options, state)
 
 
-async def commit(agent: Agent, context: AgentContext, prepared: Prepared) -> AgentResponse[Any]:
+async def commit(
+    agent: AgentShape, context: AgentContext, prepared: Prepared
+) -> AgentResponse[Any]:
     """Record the finished run: session state, then history, in one step each."""
     state = prepared.state
     chat = state.summary()
@@ -253,7 +276,7 @@ async def commit(agent: Agent, context: AgentContext, prepared: Prepared) -> Age
     )
 
 
-async def after_run(agent: Agent, context: AgentContext) -> None:
+async def after_run(agent: AgentShape, context: AgentContext) -> None:
     """The context providers' ``after_run``, in reverse order."""
     for provider in reversed(agent.context_providers):
         after = getattr(provider, "after_run", None)
@@ -262,7 +285,7 @@ async def after_run(agent: Agent, context: AgentContext) -> None:
 
 
 async def run_core(
-    agent: Agent,
+    agent: AgentShape,
     support: RunSupport,
     context: AgentContext,
     pipelines: Pipelines,

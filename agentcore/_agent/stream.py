@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from agentcore._agent.run import (
+    AgentShape,
     RunSupport,
     after_run,
     commit,
@@ -34,14 +35,11 @@ from agentcore.middleware._contexts import AgentContext
 from agentcore.middleware._pipeline import Pipelines, run_pipeline
 from agentcore.structured import parse_answer
 
-if TYPE_CHECKING:
-    from agentcore._agent.agent import Agent
-
 __all__ = ["open_run_stream", "run_streaming"]
 
 
 async def run_streaming(
-    agent: Agent,
+    agent: AgentShape,
     support: RunSupport,
     context: AgentContext,
     pipelines: Pipelines,
@@ -81,7 +79,7 @@ async def run_streaming(
 
 
 def open_run_stream(
-    agent: Agent,
+    agent: AgentShape,
     support: RunSupport,
     context: AgentContext,
     pipelines: Pipelines,
@@ -134,7 +132,7 @@ def _stream_finalizer(
 
 
 async def _stream_source(
-    agent: Agent,
+    agent: AgentShape,
     support: RunSupport,
     context: AgentContext,
     pipelines: Pipelines,
@@ -190,7 +188,7 @@ async def _stream_source(
 
 
 async def _replay_to_end(
-    agent: Agent, support: RunSupport, response: AgentResponse[Any], run: RunContext
+    agent: AgentShape, support: RunSupport, response: AgentResponse[Any], run: RunContext
 ) -> AsyncGenerator[AgentResponseUpdate, None]:
     async for update in _replay(response):
         yield update

@@ -17,7 +17,7 @@ from agentcore.middleware._contexts import ChatContext
 from agentcore.middleware._pipeline import MiddlewareTermination, run_pipeline
 
 if TYPE_CHECKING:
-    from agentcore._loop.loop import LoopState
+    from agentcore._loop.state import LoopState
 
 
 def _to_chat_response(value: Any) -> ChatResponse[Any]:

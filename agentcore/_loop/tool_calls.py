@@ -20,7 +20,7 @@ from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
 from agentcore.tools._context import NO_ANSWERS as _NO_ANSWERS
 
 if TYPE_CHECKING:
-    from agentcore._loop.loop import LoopState
+    from agentcore._loop.state import LoopState
 
 
 def result_value(value: Any) -> Any:

@@ -24,7 +24,7 @@ from agentcore._types.responses import (
 )
 
 if TYPE_CHECKING:
-    from agentcore.protocols import SupportsAgentRun, SupportsGetResponse
+    from agentcore._seams import SupportsAgentRun, SupportsGetResponse
     from agentcore.tools import FunctionTool
 
 __all__ = ["AgentContext", "ChatContext", "FunctionInvocationContext"]
