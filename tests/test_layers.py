@@ -42,6 +42,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
 # Top-level entries that belong to a group under another name.
 MEMBERS: Mapping[str, str] = {"_observing": "observers"}
 
+
 def kernel_modules(root: Path = KERNEL) -> dict[str, Path]:
     """Every module of the kernel by dotted name (a package by its ``__init__``)."""
     modules: dict[str, Path] = {}
