@@ -124,12 +124,17 @@ def on_agent_termination(context: AgentContext, termination: MiddlewareTerminati
 
 
 def final_result(context: AgentContext) -> AgentResponse[Any]:
-    """The response a non-streaming run returns, with every event the run emitted."""
+    """The response a run gives after its agent middleware, in either mode, with every
+    event the run emitted. A middleware that ended the run without a result (it did not
+    call ``call_next``, or raised ``MiddlewareTermination()`` without ``result``) leaves
+    an empty response."""
     result = context.result
-    if not isinstance(result, AgentResponse):
+    if result is None:
+        result = AgentResponse(agent_name=context.agent.name)
+    elif not isinstance(result, AgentResponse):
         raise TypeError(
-            f"an agent middleware left a non-AgentResponse result in a non-streaming run: "
-            f"{result!r}"
+            f"an agent middleware left a result that is not an AgentResponse: {result!r}; "
+            "set context.result to an AgentResponse (or a stream in a streaming run)"
         )
     return with_run_events(result, context.run)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
 

@@ -19,9 +19,9 @@ from agentcore._agent.run import (
     RunSupport,
     after_run,
     commit,
+    final_result,
     on_agent_termination,
     prepare,
-    with_run_events,
 )
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import drive
@@ -69,10 +69,8 @@ async def run_streaming(
     result = context.result
     if isinstance(result, ResponseStream):
         return result
-    # Short-circuited or terminated with a response: replay it as the stream.
-    if result is None:
-        result = AgentResponse(agent_name=agent.name)
-    response = with_run_events(result, run)
+    # Short-circuited or terminated, with a response or none: replay it as the stream.
+    response = final_result(context)
     return ResponseStream(
         _replay_to_end(agent, support, response, run), finalizer=lambda _updates: response
     )

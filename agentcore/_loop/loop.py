@@ -171,6 +171,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
     options = state.options
     tool_choice = options.get("tool_choice")
     required = tool_choice == "required" or isinstance(tool_choice, Mapping)
+    error_batches = 0
 
     if state.pending is not None:
         resumed = await resume(state, state.pending)
@@ -179,29 +180,12 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
                 yield ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
             return
         calls, outcomes, left_to_caller = resumed
-        if any(o.prompt is not None for o in outcomes):
-            requests = pause_for_input(state, state.pending.calls, calls, outcomes, resumed=True)
-            if state.stream:
-                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+        updates, done = _finish_batch(state, calls, outcomes, resumed_from=state.pending.calls)
+        for update in updates:
+            yield update
+        if done or left_to_caller:
             return
-        tool_message = Message("tool", tuple(o.content for o in outcomes))
-        place_results(state, state.pending.calls, tool_message)
-        state.resumed = tool_message
-        state.produced.append(tool_message)
-        if state.stream:
-            extra = _take_extra_usage(state)
-            tail = (UsageContent(extra),) if extra is not None else ()
-            yield ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool")
-        direct = _return_directly_answer(state, calls, outcomes)
-        if direct is not None:
-            answer = Message("assistant", (TextContent(direct),))
-            state.produced.append(answer)
-            if state.stream:
-                yield ChatResponseUpdate(contents=answer.contents, role="assistant")
-            return
-        state.terminated = any(o.terminated for o in outcomes)
-        if state.terminated or left_to_caller:
-            return
+        error_batches = 1 if any(o.errored for o in outcomes) else 0
     repair_history(state.transcript)
 
     # Worked out once per loop, not per turn.
@@ -212,7 +196,6 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
     observed = bool(state.observers)
     plain_calls = not observed and not state.pipelines.chat
     iterations = 0
-    error_batches = 0
     while True:
         final_call = (
             iterations >= config.max_iterations
@@ -277,36 +260,57 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
                 return
 
         outcomes = await run_batch(state, calls)
-        asking = terminated = errored = False
-        for outcome in outcomes:
-            asking = asking or outcome.prompt is not None
-            terminated = terminated or outcome.terminated
-            errored = errored or outcome.errored
-        if asking:
-            requests = pause_for_input(state, calls, calls, outcomes, resumed=False)
-            if state.stream:
-                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+        updates, done = _finish_batch(state, calls, outcomes, resumed_from=None)
+        for update in updates:
+            yield update
+        if done or required or declared_only:
             return
-        tool_message = Message("tool", tuple([o.content for o in outcomes]))
-        state.transcript.append(tool_message)
-        state.produced.append(tool_message)
-        if state.stream:
-            extra = _take_extra_usage(state)
-            tail = (UsageContent(extra),) if extra is not None else ()
-            yield ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool")
+        error_batches = error_batches + 1 if any(o.errored for o in outcomes) else 0
 
-        direct = _return_directly_answer(state, calls, outcomes)
-        if direct is not None:
-            answer = Message("assistant", (TextContent(direct),))
-            state.transcript.append(answer)
-            state.produced.append(answer)
-            if state.stream:
-                yield ChatResponseUpdate(contents=answer.contents, role="assistant")
-            return
-        if terminated or required or declared_only:
-            state.terminated = terminated
-            return
-        error_batches = error_batches + 1 if errored else 0
+
+def _finish_batch(
+    state: LoopState,
+    calls: list[FunctionCallContent],
+    outcomes: list[Outcome],
+    *,
+    resumed_from: list[FunctionCallContent] | None,
+) -> tuple[list[ChatResponseUpdate], bool]:
+    """What follows a batch of tool calls, run fresh or on resume (``resumed_from``: the
+    calls of the paused turn): pause for input, record the results, answer directly,
+    note a termination.
+
+    Returns the updates to stream (none unless streaming) and whether the loop ends.
+    """
+    updates: list[ChatResponseUpdate] = []
+    stream = state.stream
+    if any(o.prompt is not None for o in outcomes):
+        turn = calls if resumed_from is None else resumed_from
+        requests = pause_for_input(state, turn, calls, outcomes, resumed=resumed_from is not None)
+        if stream:
+            updates.append(ChatResponseUpdate(contents=tuple(requests), role="assistant"))
+        return updates, True
+    tool_message = Message("tool", tuple([o.content for o in outcomes]))
+    if resumed_from is None:
+        state.transcript.append(tool_message)
+    else:
+        # The results belong right after the paused turn's calls, before this run's input.
+        place_results(state, resumed_from, tool_message)
+        state.resumed = tool_message
+    state.produced.append(tool_message)
+    if stream:
+        extra = _take_extra_usage(state)
+        tail = (UsageContent(extra),) if extra is not None else ()
+        updates.append(ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool"))
+    direct = _return_directly_answer(state, calls, outcomes)
+    if direct is not None:
+        answer = Message("assistant", (TextContent(direct),))
+        state.transcript.append(answer)
+        state.produced.append(answer)
+        if stream:
+            updates.append(ChatResponseUpdate(contents=answer.contents, role="assistant"))
+        return updates, True
+    state.terminated = any(o.terminated for o in outcomes)
+    return updates, state.terminated
 
 
 def _take_extra_usage(state: LoopState) -> Usage | None:
