@@ -39,9 +39,6 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     (FACE,),  # agentcore/__init__.py: the public face re-exports from every floor
 )
 
-# Top-level entries that belong to a group under another name.
-MEMBERS: Mapping[str, str] = {"_observing": "observers"}
-
 
 def kernel_modules(root: Path = KERNEL) -> dict[str, Path]:
     """Every module of the kernel by dotted name (a package by its ``__init__``)."""
@@ -102,7 +99,7 @@ def group_of(module: str) -> str | None:
     parts = module.split(".")
     if len(parts) == 1:
         return FACE
-    top = MEMBERS.get(parts[1], parts[1])
+    top = parts[1]
     if top.lstrip("_").startswith("durable"):
         return "durable"
     return top if any(top in floor for floor in FLOORS) else None
@@ -211,5 +208,5 @@ def test_the_check_sees_type_only_lazy_and_relative_imports(tmp_path: Path) -> N
 def test_a_new_top_level_module_has_no_floor_until_it_is_placed() -> None:
     assert group_of("agentcore._somewhere_new") is None
     assert group_of("agentcore.durable") == group_of("agentcore._durable.store") == "durable"
-    assert group_of("agentcore._observing") == "observers"
+    assert group_of("agentcore.observers") == "observers"
     assert floor_of("workflows") > floor_of("_agent") > floor_of("_loop")

@@ -24,7 +24,6 @@ from agentcore._agent.run import (
 )
 from agentcore._agent.stream import open_run_stream, run_streaming
 from agentcore._loop.config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
-from agentcore._observing import ObserverSet
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import AgentSession, saved_locals
 from agentcore._sessions.turns import SessionTurns
@@ -33,6 +32,7 @@ from agentcore._types.options import ChatOptions, merge_options
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate, agent_updates
 from agentcore.middleware._contexts import AgentContext
 from agentcore.middleware._pipeline import PipelineCache, Pipelines, run_pipeline
+from agentcore.observers import ObserverSet
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.tools import normalize_tools
 
@@ -270,12 +270,7 @@ class Agent:
         support = self._support
         observers = support.observers
         if observers:
-            from agentcore.observers import RunStarted
-
-            await observers.notify(
-                "on_run_start",
-                RunStarted(context.run.run_id, self._name, tuple(context.messages)),
-            )
+            await observers.run_started(context.run.run_id, self._name, context.messages)
         try:
             if pipelines.agent:
 
@@ -288,16 +283,10 @@ class Agent:
                 result = await run_core(self, support, context, pipelines, config)
         except BaseException as exc:
             if observers:
-                from agentcore.observers import RunEnded
-
-                await observers.notify(
-                    "on_run_end", RunEnded(context.run.run_id, self._name, error=exc)
-                )
+                await observers.run_ended(context.run.run_id, self._name, error=exc)
             raise
         if observers:
-            from agentcore.observers import RunEnded
-
-            await observers.notify("on_run_end", RunEnded(context.run.run_id, self._name, result))
+            await observers.run_ended(context.run.run_id, self._name, result)
         return result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
 
     # -- composition ----------------------------------------------------------------

@@ -17,7 +17,6 @@ from agentcore._agent.input import split_decisions
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import drive
 from agentcore._loop.state import LoopState, ToolIndex
-from agentcore._observing import ObserverSet
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
 from agentcore._sessions.session import clear_pause, load_pause, save_pause
@@ -28,6 +27,7 @@ from agentcore._types.responses import AgentResponse, AgentResponseUpdate, ChatR
 from agentcore.errors import RunStateError
 from agentcore.middleware._contexts import AgentContext
 from agentcore.middleware._pipeline import MiddlewareTermination, Pipelines
+from agentcore.observers import ObserverSet
 from agentcore.structured import parse_answer
 from agentcore.tools import normalize_tools
 

@@ -49,11 +49,7 @@ async def run_streaming(
     observers = support.observers
     run = context.run
     if observers:
-        from agentcore.observers import RunStarted
-
-        await observers.notify(
-            "on_run_start", RunStarted(run.run_id, agent.name, tuple(context.messages))
-        )
+        await observers.run_started(run.run_id, agent.name, context.messages)
 
     async def core(ctx: AgentContext) -> None:
         ctx.result = open_run_stream(agent, support, ctx, pipelines, config)
@@ -62,9 +58,7 @@ async def run_streaming(
         await run_pipeline(pipelines.agent, context, core, on_agent_termination)
     except BaseException as exc:
         if observers:
-            from agentcore.observers import RunEnded
-
-            await observers.notify("on_run_end", RunEnded(run.run_id, agent.name, error=exc))
+            await observers.run_ended(run.run_id, agent.name, error=exc)
         raise
     result = context.result
     if isinstance(result, ResponseStream):
@@ -175,14 +169,10 @@ async def _stream_source(
             await after_run(agent, attrs.evolve(context, result=response))
     except BaseException as exc:
         if observers:
-            from agentcore.observers import RunEnded
-
-            await observers.notify("on_run_end", RunEnded(run.run_id, agent.name, error=exc))
+            await observers.run_ended(run.run_id, agent.name, error=exc)
         raise
     if observers:
-        from agentcore.observers import RunEnded
-
-        await observers.notify("on_run_end", RunEnded(run.run_id, agent.name, response))
+        await observers.run_ended(run.run_id, agent.name, response)
 
 
 async def _replay_to_end(
@@ -191,9 +181,7 @@ async def _replay_to_end(
     async for update in _replay(response):
         yield update
     if support.observers:
-        from agentcore.observers import RunEnded
-
-        await support.observers.notify("on_run_end", RunEnded(run.run_id, agent.name, response))
+        await support.observers.run_ended(run.run_id, agent.name, response)
 
 
 async def _replay(response: AgentResponse[Any]) -> AsyncGenerator[AgentResponseUpdate, None]:

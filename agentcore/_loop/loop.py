@@ -219,11 +219,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
         state.transcript.extend(response.messages)
         state.produced.extend(response.messages)
         if observed:
-            from agentcore.observers import ModelCallEnded
-
-            await state.observers.notify(
-                "on_model_call_end", ModelCallEnded(state.run.run_id, response)
-            )
+            await state.observers.model_call_ended(state.run.run_id, response)
         calls = _function_calls(response)
         if (
             not calls

@@ -69,12 +69,7 @@ def _on_chat_termination(context: ChatContext, termination: MiddlewareTerminatio
 async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[Any]:
     handlers = state.pipelines.chat
     if state.observers:
-        from agentcore.observers import ModelCallStarted
-
-        await state.observers.notify(
-            "on_model_call_start",
-            ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
-        )
+        await state.observers.model_call_started(state.run.run_id, state.transcript, options)
     if not handlers:
         return await state.client.get_response(state.transcript, options=options)
     # Positional, in field order (client, messages, options, stream, run, transcript):
@@ -110,12 +105,7 @@ async def open_model_stream(
 ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
     handlers = state.pipelines.chat
     if state.observers:
-        from agentcore.observers import ModelCallStarted
-
-        await state.observers.notify(
-            "on_model_call_start",
-            ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
-        )
+        await state.observers.model_call_started(state.run.run_id, state.transcript, options)
     if not handlers:
         return state.client.get_response(state.transcript, options=options, stream=True)
     # Positional, in field order (client, messages, options, stream, run, transcript):

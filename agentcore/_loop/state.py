@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from agentcore._loop.config import NO_NAMES, FunctionInvocationConfiguration
-from agentcore._observing import ObserverSet
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import PausedRun
 from agentcore._types.contents import FunctionApprovalResponseContent, UserInputResponseContent
@@ -20,6 +19,7 @@ from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, FinishReason
 from agentcore._types.usage import Usage
 from agentcore.middleware._pipeline import Pipelines
+from agentcore.observers import ObserverSet
 
 if TYPE_CHECKING:
     from agentcore.protocols import SupportsGetResponse

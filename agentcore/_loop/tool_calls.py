@@ -130,11 +130,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     observers = state.observers if state.observers else None
     run = state.run
     if observers is not None:
-        from agentcore.observers import ToolCallStarted
-
-        await observers.notify(
-            "on_tool_call_start", ToolCallStarted(run.run_id, call.call_id, call.name, arguments)
-        )
+        await observers.tool_call_started(run.run_id, call.call_id, call.name, arguments)
     handlers = state.pipelines.function
     tool_failures: list[Exception] = []
     answers = state.answers.get(call.call_id)
@@ -190,10 +186,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         )
     if observers is not None:
         content = outcome.content
-        from agentcore.observers import ToolCallEnded
-
-        await observers.notify(
-            "on_tool_call_end",
-            ToolCallEnded(run.run_id, call.call_id, call.name, content.result, content.error),
+        await observers.tool_call_ended(
+            run.run_id, call.call_id, call.name, content.result, content.error
         )
     return outcome
