@@ -60,7 +60,7 @@ def stream_of(response: ChatResponse[Any]) -> ResponseStream[ChatResponseUpdate,
 
 
 def _on_chat_termination(context: ChatContext, termination: MiddlewareTermination) -> None:
-    context.metadata["terminated"] = True
+    context.terminated = True
     if termination.has_result:
         response = _to_chat_response(termination.result)
         context.result = stream_of(response) if context.stream else response
@@ -78,7 +78,7 @@ async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[
         state.client, list(state.transcript), dict(options), False, state.run, state.transcript
     )
     await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
-    if context.metadata.get("terminated"):
+    if context.terminated:
         state.terminated = True
     result = context.result
     if isinstance(result, ResponseStream):
@@ -114,7 +114,7 @@ async def open_model_stream(
         state.client, list(state.transcript), dict(options), True, state.run, state.transcript
     )
     await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
-    if context.metadata.get("terminated"):
+    if context.terminated:
         state.terminated = True
     result = context.result
     if result is None:

@@ -50,7 +50,7 @@ def answer_text(value: Any) -> str:
 def _on_function_termination(
     context: FunctionInvocationContext, termination: MiddlewareTermination
 ) -> None:
-    context.metadata["terminated"] = True
+    context.terminated = True
     if termination.has_result:
         context.result = termination.result
 
@@ -148,7 +148,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
             # Positional, in field order (function, arguments, call_id, run).
             context = FunctionInvocationContext(tool, arguments, call.call_id, run)
             if call.call_id in state.approved:
-                context.metadata["approved"] = True
+                context.approved = True
 
             async def final(ctx: FunctionInvocationContext) -> None:
                 try:
@@ -164,7 +164,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
 
             await run_pipeline(handlers, context, final, _on_function_termination)
             result = context.result
-            terminated = bool(context.metadata.get("terminated"))
+            terminated = context.terminated
     except UserInputRequired as exc:
         outcome = Outcome(FunctionResultContent(call.call_id), False, False, prompt=exc.prompt)
     except ToolCallRefused as exc:
