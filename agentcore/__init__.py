@@ -44,6 +44,7 @@ from agentcore._types.responses import (
     ChatResponseUpdate,
     CustomEvent,
     FinishReason,
+    merge_plain_text,
 )
 from agentcore._types.usage import Usage
 from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
@@ -188,6 +189,7 @@ __all__ = [
     "chat_middleware",
     "experimental",
     "function_middleware",
+    "merge_plain_text",
     "normalize_tools",
     "release_candidate",
     "tool",
