@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import attrs
 
 from agentcore._agent.input import split_decisions
-from agentcore._agent.stream import StreamRecord, replay, stream_finalizer
+from agentcore._agent.stream import StreamRecord, stream_finalizer
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import drive
 from agentcore._loop.state import LoopState, ToolIndex
@@ -27,6 +27,7 @@ from agentcore._sessions.history import history_view
 from agentcore._sessions.session import clear_pause, load_pause, save_pause
 from agentcore._sessions.turns import SessionTurns
 from agentcore._streams.reader import Delegate
+from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import TextContent
 from agentcore._types.messages import Message
@@ -226,7 +227,15 @@ class AgentRun:
             return result
         # Short-circuited or terminated, with a response or none: replay it as the stream.
         response = final_result(context)
-        return ResponseStream(self._replay_to_end(response), finalizer=lambda _updates: response)
+        replay = ResponseStream.from_response(response)
+        if not observers:
+            return replay
+
+        async def ended(end: StreamEnd[AgentResponse[Any]]) -> None:
+            if end.how == "completed":
+                await observers.run_ended(run_id, name, response)
+
+        return replay.on_end(ended)
 
     # -- the core, shared by both modes ----------------------------------------------
 
@@ -326,15 +335,6 @@ class AgentRun:
             raise
         if observers:
             await observers.run_ended(run.run_id, agent.name, response)
-
-    async def _replay_to_end(
-        self, response: AgentResponse[Any]
-    ) -> AsyncGenerator[AgentResponseUpdate, None]:
-        async for update in replay(response):
-            yield update
-        observers = self.runtime.observers
-        if observers:
-            await observers.run_ended(self.context.run.run_id, self.agent.name, response)
 
     # -- the steps --------------------------------------------------------------------
 

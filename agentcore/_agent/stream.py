@@ -1,5 +1,5 @@
 """The pieces of a streaming agent run that need no run: the finalizer of its stream
-and the replay of a finished response as updates.
+and the record of its committed response.
 
 The run itself (``AgentRun.open_stream`` in ``run.py``) is one :class:`ResponseStream`.
 Its source prepares the run, delegates to the tool loop (which delegates to each model
@@ -10,18 +10,17 @@ committed response.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
 
 from agentcore._streams.stream import ResponseStream
-from agentcore._types.contents import UsageContent
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
 from agentcore.structured import parse_answer
 
-__all__ = ["StreamRecord", "replay", "stream_finalizer"]
+__all__ = ["StreamRecord", "stream_finalizer"]
 
 
 def stream_finalizer(
@@ -47,26 +46,6 @@ def stream_finalizer(
         return attrs.evolve(folded, value=value)
 
     return finalize
-
-
-async def replay(response: AgentResponse[Any]) -> AsyncGenerator[AgentResponseUpdate, None]:
-    """A finished response as updates (what a short-circuited run streams)."""
-    for event in response.events:
-        yield AgentResponseUpdate(event=event, agent_name=response.agent_name)
-    for message in response.messages:
-        yield AgentResponseUpdate(
-            contents=message.contents,
-            role=message.role,
-            author_name=message.author_name,
-            message_id=message.message_id,
-            agent_name=response.agent_name,
-            response_id=response.response_id,
-        )
-    yield AgentResponseUpdate(
-        contents=(UsageContent(response.usage),) if response.usage is not None else (),
-        finish_reason=response.finish_reason,
-        agent_name=response.agent_name,
-    )
 
 
 class StreamRecord:
