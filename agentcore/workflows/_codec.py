@@ -10,12 +10,13 @@ an unknown key is a :class:`CheckpointError`, never an import and never a raw di
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, cast, get_args, get_origin
 
 from agentcore.serialization import structure, unstructure
 from agentcore.workflows._requests import PendingRequest
-from agentcore.workflows._state import Buffered, Envelope, FrozenState, PendingEntry
+from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
 from agentcore.workflows._typeexpr import members, runtime_class
 from agentcore.workflows.errors import CheckpointError, WorkflowBuildError
 
@@ -166,6 +167,65 @@ def _key(data: Any) -> tuple[int, int, int]:
     return (int(a), int(b), int(c))
 
 
+def _encode_finished(registry: TypeRegistry, ordinal: int, done: Finished) -> dict[str, Any]:
+    events: list[dict[str, Any]] = []
+    for name, data in done.events:
+        try:
+            json.dumps(data, allow_nan=False)
+            events.append({"name": name, "json": data})
+        except (TypeError, ValueError):
+            events.append({"name": name, "data": registry.encode(data, None)})
+    item: dict[str, Any] = {
+        "ordinal": ordinal,
+        "executor_id": done.executor_id,
+        "key": list(done.key),
+        "sends": [
+            {"message": registry.encode(m, declared), "target": target}
+            for m, declared, target in done.sends
+        ],
+        "outputs": [registry.encode(v, None) for v in done.outputs],
+        "requests": [
+            _encode_entry(registry, PendingEntry(request, (0, 0, 0), context))
+            for request, context in done.requests
+        ],
+        "shared": dict(done.shared),
+        "deleted": list(done.deleted),
+        "events": events,
+    }
+    if done.state_set:
+        item["state"] = registry.encode(done.state, type(done.state))
+    return item
+
+
+def _decode_finished(registry: TypeRegistry, data: Mapping[str, Any]) -> tuple[int, Finished]:
+    sends: list[tuple[Any, Any, str | None]] = []
+    for send in data.get("sends", ()):
+        message, declared = registry.decode(send["message"])
+        sends.append((message, declared, send.get("target")))
+    requests = tuple(
+        (entry.request, entry.context)
+        for entry in (_decode_entry(registry, r) for r in data.get("requests", ()))
+    )
+    events = tuple(
+        (e["name"], e["json"] if "json" in e else registry.decode(e["data"])[0])
+        for e in data.get("events", ())
+    )
+    stored_state = data.get("state")
+    done = Finished(
+        data["executor_id"],
+        _key(data["key"]),
+        tuple(sends),
+        tuple(registry.decode(v)[0] for v in data.get("outputs", ())),
+        requests,
+        None if stored_state is None else registry.decode(stored_state)[0],
+        stored_state is not None,
+        dict(data.get("shared", {})),
+        tuple(data.get("deleted", ())),
+        events,
+    )
+    return int(data["ordinal"]), done
+
+
 def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
     inbox: list[dict[str, Any]] = []
     for env in state.inbox:
@@ -178,8 +238,15 @@ def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
         if env.request is not None:
             item["answers"] = _encode_entry(registry, env.request)
         inbox.append(item)
+    finished: list[dict[str, Any]] = []
+    for ordinal, done in sorted(state.finished.items()):
+        try:
+            finished.append(_encode_finished(registry, ordinal, done))
+        except CheckpointError:
+            continue  # not storable: that invocation simply runs again on resume
     return {
         "inbox": inbox,
+        "finished": finished,
         "fan_in": {
             gid: [
                 {
@@ -236,4 +303,5 @@ def decode_state(
         dict(data.get("shared", {})),
         pending,
         tuple(data.get("answered", ())),
+        dict(_decode_finished(registry, d) for d in data.get("finished", ())),
     )

@@ -25,6 +25,7 @@ __all__ = [
     "ExecutorEvent",
     "ExecutorFailed",
     "ExecutorInvoked",
+    "ExecutorReplayed",
     "IntermediateOutput",
     "RequestCancelled",
     "RequestInfo",
@@ -98,6 +99,20 @@ class ExecutorInvoked:
     ordinal: int
     sources: tuple[str, ...]
     type: ClassVar[Literal["executor_invoked"]] = "executor_invoked"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class ExecutorReplayed:
+    """An invocation that finished before its superstep failed is replayed from the
+    checkpoint's saved effects instead of running its handler again (in place of
+    :class:`ExecutorInvoked`)."""
+
+    executor_id: str
+    superstep: int
+    ordinal: int
+    sources: tuple[str, ...]
+    type: ClassVar[Literal["executor_replayed"]] = "executor_replayed"
     source: ClassVar[EventSource] = "framework"
 
 
@@ -259,6 +274,7 @@ WorkflowEvent: TypeAlias = (
     RunStarted
     | SuperstepStarted
     | ExecutorInvoked
+    | ExecutorReplayed
     | ExecutorCompleted
     | ExecutorFailed
     | ExecutorEvent

@@ -16,19 +16,22 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
+import attrs
 
 from agentcore._concurrency import gather_in_order
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
 from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
-from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._context import _DELETED, WorkflowContext
 from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
     DeliveryRecord,
     EdgeDelivery,
     ErrorInfo,
     ExecutorCompleted,
+    ExecutorEvent,
     ExecutorFailed,
     ExecutorInvoked,
+    ExecutorReplayed,
     IntermediateOutput,
     RequestInfo,
     RunCompleted,
@@ -44,7 +47,7 @@ from agentcore.workflows._events import (
 )
 from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._result import WorkflowRunResult
-from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
+from agentcore.workflows._state import Buffered, Envelope, Finished, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import (
     ExecutorFailedError,
@@ -84,6 +87,8 @@ class Runner:
 
     __slots__ = (
         "_delivery_hooks",
+        "_done",
+        "_replayed",
         "_steps",
         "events",
         "graph",
@@ -128,6 +133,10 @@ class Runner:
         self.intermediate: list[Any] = []
         self.result: WorkflowRunResult[Any] | None = None
         self._steps = 0
+        self._done: list[WorkflowContext[Any, Any] | None] | None = None
+        """The current superstep's contexts (``None`` slots: not finished), so a failed
+        or cancelled checkpoint can keep what finished as pending writes."""
+        self._replayed: set[int] = set()
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
             hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
         ]
@@ -168,16 +177,28 @@ class Runner:
         inbox = state.inbox
         if len(inbox) > 1:
             inbox.sort(key=lambda e: (nodes[e.target].index, e.key))
+        contexts: list[Any] = [None] * len(inbox)
+        self._done = contexts
+        if self._replayed:
+            self._replayed = set()
         try:
-            contexts = await self._run_invocations(inbox, superstep)
+            await self._run_invocations(inbox, superstep, contexts)
         except Failed as failed:
             raise self._failure(failed.node.id, failed.ordinal, superstep, failed.error) from None
         keep = self.keep_events
         events = self.events
         if keep:
             events.append(SuperstepStarted(superstep, len(contexts)))
+            replayed = self._replayed
             for ctx in contexts:
-                events.append(ExecutorInvoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources))
+                if replayed and ctx.ordinal in replayed:
+                    events.append(
+                        ExecutorReplayed(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
+                    )
+                else:
+                    events.append(
+                        ExecutorInvoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
+                    )
                 events.extend(ctx._events)
                 events.append(
                     ExecutorCompleted(
@@ -193,6 +214,9 @@ class Runner:
             for ctx in contexts:
                 events.extend(ctx._events)
         self._barrier(contexts, superstep)
+        self._done = None
+        if state.finished:
+            state.finished = {}
         if self.store is not None:
             await self.save(self.checkpoint("running"))
 
@@ -266,6 +290,14 @@ class Runner:
     def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
         state = self.state
         frozen = state.freeze()
+        done = self._done
+        if done is not None and status in ("failed", "cancelled"):
+            finished = dict(state.finished)
+            inbox = state.inbox
+            for ctx in done:
+                if ctx is not None:
+                    finished[ctx.ordinal] = _finished(ctx, inbox[ctx.ordinal].key)
+            frozen = attrs.evolve(frozen, finished=finished)
         graph = self.graph
         checkpoint = WorkflowCheckpoint(
             state.run_id,
@@ -285,14 +317,15 @@ class Runner:
     # -- invocations ---------------------------------------------------------------------
 
     async def _run_invocations(
-        self, inbox: list[Envelope], superstep: int
-    ) -> list[WorkflowContext[Any, Any]]:
+        self, inbox: list[Envelope], superstep: int, contexts: list[Any]
+    ) -> None:
         nodes = self.graph.nodes
         if len(inbox) == 1:
             env = inbox[0]
             node = nodes[env.target]
-            return [await self._invoke(node, env, 0, superstep, self.state.states.get(node.id))]
-        contexts: list[Any] = [None] * len(inbox)
+            state = self.state.states.get(node.id)
+            contexts[0] = await self._invoke(node, env, 0, superstep, state)
+            return
         lanes: list[tuple[Node, int, int]] = []
         start = 0
         for i in range(1, len(inbox) + 1):
@@ -301,7 +334,6 @@ class Runner:
                 start = i
         jobs = [self._lane_job(node, inbox, lo, hi, superstep, contexts) for node, lo, hi in lanes]
         await gather_in_order(jobs, limit=self.max_concurrency)
-        return contexts
 
     def _lane_job(
         self,
@@ -366,6 +398,11 @@ class Runner:
                     ),
                 )
             handler = found
+        finished = self.state.finished
+        if finished:
+            done = finished.get(ordinal)
+            if done is not None and done.executor_id == node.id and done.key == env.key:
+                return self._replay(node, handler, env, done, ordinal, superstep, state)
         retry = node.retry
         attempt = 1
         while True:
@@ -396,6 +433,43 @@ class Runner:
                     raise Failed(node, ordinal, exc) from exc
                 await anyio.sleep(retry.delay(attempt, exc))
                 attempt += 1
+
+    def _replay(
+        self,
+        node: Node,
+        handler: Any,
+        env: Envelope,
+        done: Finished,
+        ordinal: int,
+        superstep: int,
+        state: Any,
+    ) -> WorkflowContext[Any, Any]:
+        """A context holding ``done``'s saved effects, without calling the handler."""
+        entry = env.request
+        ctx: WorkflowContext[Any, Any] = WorkflowContext(
+            node,
+            handler,
+            run_id=self.state.run_id,
+            superstep=superstep,
+            ordinal=ordinal,
+            sources=env.sources,
+            state=done.state if done.state_set else state,
+            shared=self.state.shared,
+            streaming=self.streaming,
+            request_id=None if entry is None else entry.request.id,
+            request_context=None if entry is None else entry.context,
+        )
+        ctx._state_set = done.state_set
+        ctx._sends.extend(done.sends)
+        ctx._outputs.extend(done.outputs)
+        ctx._requests.extend(done.requests)
+        ctx._events.extend(ExecutorEvent(node.id, name, data) for name, data in done.events)
+        if done.shared or done.deleted:
+            writes = ctx.shared._writes
+            writes.update(done.shared)
+            writes.update(dict.fromkeys(done.deleted, _DELETED))
+        self._replayed.add(ordinal)
+        return ctx
 
     @staticmethod
     async def _call(handler: Any, env: Envelope, ctx: WorkflowContext[Any, Any]) -> Any:
@@ -564,3 +638,20 @@ class Runner:
         if mode == "error":
             raise Failed(node, ordinal, WorkflowTypeError(text))
         events.append(WorkflowWarning(text, node.id))
+
+
+def _finished(ctx: WorkflowContext[Any, Any], key: tuple[int, int, int]) -> Finished:
+    """The pending write of a finished invocation."""
+    writes: dict[str, Any] = {} if ctx._shared is None else ctx._shared._writes
+    return Finished(
+        ctx.executor_id,
+        key,
+        tuple(ctx._sends),
+        tuple(ctx._outputs),
+        tuple(ctx._requests),
+        ctx._state if ctx._state_set else None,
+        ctx._state_set,
+        {k: v for k, v in writes.items() if v is not _DELETED},
+        tuple(k for k, v in writes.items() if v is _DELETED),
+        tuple((e.name, e.data) for e in ctx._events),
+    )

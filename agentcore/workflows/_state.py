@@ -14,7 +14,7 @@ import attrs
 
 from agentcore.workflows._requests import PendingRequest
 
-__all__ = ["Buffered", "Envelope", "FrozenState", "PendingEntry", "RunState"]
+__all__ = ["Buffered", "Envelope", "Finished", "FrozenState", "PendingEntry", "RunState"]
 
 Key = tuple[int, int, int]
 """A message's order key: (superstep sent, sender's ordinal, send index)."""
@@ -65,6 +65,31 @@ class Buffered:
 
 
 @attrs.frozen
+class Finished:
+    """What one invocation staged before its superstep failed (a *pending write*).
+
+    Kept in the failed (or cancelled) checkpoint under the invocation's ordinal; a
+    resume that recomputes the same invocation (same ordinal, executor and message
+    key) replays these effects instead of calling the handler again.
+    """
+
+    executor_id: str
+    key: Key
+    sends: tuple[tuple[Any, Any, str | None], ...]
+    outputs: tuple[Any, ...]
+    requests: tuple[tuple[PendingRequest[Any, Any], Any], ...]
+    state: Any
+    state_set: bool
+    shared: Mapping[str, Any]
+    deleted: tuple[str, ...]
+    events: tuple[tuple[str, Any], ...]
+
+
+def _no_finished() -> dict[int, Finished]:
+    return {}
+
+
+@attrs.frozen
 class FrozenState:
     """An immutable copy of a run's data (what a checkpoint holds)."""
 
@@ -76,6 +101,8 @@ class FrozenState:
     shared: Mapping[str, Any]
     pending: Mapping[str, PendingEntry]
     answered: tuple[str, ...]
+    finished: Mapping[int, Finished] = attrs.field(factory=lambda: _no_finished())
+    """Pending writes of the superstep after ``superstep``, by ordinal."""
 
 
 class RunState:
@@ -84,6 +111,7 @@ class RunState:
     __slots__ = (
         "answered",
         "buffers",
+        "finished",
         "inbox",
         "pending",
         "run_id",
@@ -103,6 +131,7 @@ class RunState:
         shared: dict[str, Any] | None = None,
         pending: dict[str, PendingEntry] | None = None,
         answered: list[str] | None = None,
+        finished: dict[int, Finished] | None = None,
     ) -> None:
         self.run_id = run_id
         self.superstep = superstep
@@ -112,6 +141,7 @@ class RunState:
         self.shared: dict[str, Any] = shared if shared is not None else {}
         self.pending: dict[str, PendingEntry] = pending if pending is not None else {}
         self.answered: list[str] = answered if answered is not None else []
+        self.finished: dict[int, Finished] = finished if finished is not None else {}
 
     def freeze(self) -> FrozenState:
         return FrozenState(
@@ -123,6 +153,7 @@ class RunState:
             dict(self.shared),
             dict(self.pending),
             tuple(self.answered),
+            dict(self.finished),
         )
 
     @classmethod
@@ -136,4 +167,5 @@ class RunState:
             shared=dict(frozen.shared),
             pending=dict(frozen.pending),
             answered=list(frozen.answered),
+            finished=dict(frozen.finished),
         )

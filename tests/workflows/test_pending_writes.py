@@ -1,0 +1,180 @@
+"""Pending writes: what finished inside a superstep that then failed (or was cancelled)
+is kept with the checkpoint, and a resume replays it instead of running it again; in
+this process (from the value and from a store) and in a fresh one, on asyncio and trio."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agentcore.serialization import to_json
+from agentcore.workflows import (
+    CheckpointStore,
+    ExecutorFailedError,
+    InMemoryCheckpointStore,
+    SqliteCheckpointStore,
+    WorkflowCheckpoint,
+)
+from tests.workflows._replay_flows import Flow, Tally
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).parents[2]
+DONE = "counted 5 + flaky 5 (seen 5)"
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CheckpointStore]:
+    if request.param == "memory":
+        yield InMemoryCheckpointStore()
+        return
+    sqlite = SqliteCheckpointStore(tmp_path / "runs.db")
+    yield sqlite
+    sqlite.close()
+
+
+async def _fail(
+    flow: Flow,
+    *,
+    store: CheckpointStore | None = None,
+    run_id: str | None = None,
+    checkpoint: WorkflowCheckpoint | None = None,
+) -> WorkflowCheckpoint:
+    flow.mode = "fail"
+    finished = flow.arm()
+    if checkpoint is not None:
+        finished.set()  # counted is replayed this time, so it will not set the event
+    workflow = flow.build(store)
+    if checkpoint is None:
+        running = workflow.run(5, run_id=run_id)
+    else:
+        running = workflow.run(checkpoint=checkpoint)
+    with pytest.raises(ExecutorFailedError) as info:
+        await running
+    assert info.value.executor_id == "flaky"
+    checkpoint = info.value.checkpoint
+    assert checkpoint is not None
+    return checkpoint
+
+
+async def test_a_finished_sibling_is_replayed_not_rerun_from_the_value(tmp_path: Path) -> None:
+    flow = Flow(tmp_path / "log", mode="fail")
+    failed = await _fail(flow)
+    assert flow.runs() == 1
+    assert failed.status == "failed"
+    assert failed.state is not None
+    assert [d.executor_id for d in failed.state.finished.values()] == ["counted"]
+    flow.mode = "ok"
+    workflow = flow.build()
+    done = await workflow.run(checkpoint=failed)
+    assert flow.runs() == 1
+    assert done.output == DONE
+    types = [(e.type, getattr(e, "executor_id", None)) for e in done.events]
+    assert ("executor_replayed", "counted") in types
+    assert ("executor_invoked", "flaky") in types
+    assert ("executor_invoked", "counted") not in types
+    progress = [e for e in done.events if e.type == "executor_event"]
+    assert [(e.name, e.data) for e in progress] == [("progress", {"counted": 5})]
+    final = done.checkpoint
+    assert final is not None
+    assert final.state is not None
+    assert final.state.states["counted"] == Tally(1)
+    assert final.state.finished == {}
+
+
+async def test_pending_writes_survive_json_and_a_store(
+    tmp_path: Path, store: CheckpointStore
+) -> None:
+    flow = Flow(tmp_path / "log", mode="fail")
+    failed = await _fail(flow, store=store, run_id="r")
+    flow.mode = "ok"
+    workflow = flow.build(store)
+    restored = workflow.restore(to_json(failed))
+    assert restored.state is not None
+    assert failed.state is not None
+    assert restored.state.finished == failed.state.finished
+    done = await workflow.run(run_id="r")
+    assert done.output == DONE
+    assert flow.runs() == 1
+    assert [i.status for i in await store.list_checkpoints("r")][-1] == "completed"
+
+
+async def test_emitted_values_of_stored_types_replay_and_unstorable_work_reruns(
+    tmp_path: Path,
+) -> None:
+    flow = Flow(tmp_path / "log", mode="fail")
+    flow.event_data = Tally(7)  # not JSON, but a type the workflow stores
+    failed = await _fail(flow)
+    flow.mode = "ok"
+    done = await flow.build().run(checkpoint=flow.build().restore(to_json(failed)))
+    assert [e.data for e in done.events if e.type == "executor_event"] == [Tally(7)]
+    assert flow.runs() == 1
+
+    flow.event_data = object()  # no checkpoint key: this invocation cannot be saved
+    failed = await _fail(flow)
+    assert flow.runs() == 2
+    flow.mode = "ok"
+    restored = flow.build().restore(to_json(failed))
+    assert restored.state is not None
+    assert restored.state.finished == {}
+    assert (await flow.build().run(checkpoint=restored)).output == DONE
+    assert flow.runs() == 3
+
+
+async def test_a_second_failure_keeps_the_replayed_work(tmp_path: Path) -> None:
+    flow = Flow(tmp_path / "log", mode="fail")
+    first = await _fail(flow)
+    second = await _fail(flow, checkpoint=first)
+    assert flow.runs() == 1
+    assert second.state is not None
+    assert [d.executor_id for d in second.state.finished.values()] == ["counted"]
+    assert second.parent_id == first.checkpoint_id
+    flow.mode = "ok"
+    assert (await flow.build().run(checkpoint=second)).output == DONE
+    assert flow.runs() == 1
+
+
+async def test_cancelled_superstep_keeps_finished_work(tmp_path: Path) -> None:
+    store = InMemoryCheckpointStore()
+    flow = Flow(tmp_path / "log", mode="hang")
+    finished = flow.arm()
+    workflow = flow.build(store)
+
+    async def cancel_once_counted_finished(scope: anyio.CancelScope) -> None:
+        await finished.wait()
+        scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(cancel_once_counted_finished, tg.cancel_scope)
+        await workflow.run(5, run_id="c")
+    latest = await store.load("c")
+    assert latest is not None
+    assert latest.status == "cancelled"
+    assert flow.runs() == 1
+    flow.mode = "ok"
+    done = await workflow.run(run_id="c")
+    assert done.output == DONE
+    assert flow.runs() == 1
+
+
+async def test_a_fresh_process_does_not_redo_finished_work(tmp_path: Path) -> None:
+    db, log = str(tmp_path / "runs.db"), str(tmp_path / "log")
+
+    def step(name: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.workflows._replay_flows", db, log, name],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    assert await anyio.to_thread.run_sync(step, "start") == "failed ExecutorFailedError"
+    assert await anyio.to_thread.run_sync(step, "resume") == f"completed {DONE}"
+    assert Flow(Path(log), mode="ok").runs() == 1
