@@ -214,7 +214,13 @@ class WorkflowBuilder(Generic[InT, OutT]):
 
     def _registry(self) -> TypeRegistry:
         types: list[Any] = [*self._type_names, *self._type_aliases]
+        names = dict(self._type_names)
         for spec in self._specs.values():
+            if isinstance(spec.obj, SubWorkflowExecutor):
+                # the child's requests and values travel in this run's messages
+                for tp, key in spec.obj.workflow.checkpoint_types.items():
+                    types.append(tp)
+                    names.setdefault(tp, key)
             types.extend(spec.inputs)
             types.extend(spec.sends)
             types.extend(spec.yields)
@@ -225,7 +231,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
             state = self._options[spec.id].state_type or spec.state_type
             if state is not None:
                 types.append(state)
-        return TypeRegistry(types, self._type_names, self._type_aliases)
+        return TypeRegistry(types, names, self._type_aliases)
 
     # -- edges ---------------------------------------------------------------------------
 
@@ -362,14 +368,6 @@ class WorkflowBuilder(Generic[InT, OutT]):
         if outputs is None:
             outputs = tuple(i for i in specs if not outgoing[i])
         problems += self._check_io(outputs)
-        if self._store is not None and any(
-            isinstance(spec.obj, SubWorkflowExecutor) for spec in specs.values()
-        ):
-            problems.append(
-                "sub-workflow nodes cannot be combined with a checkpoint store yet (a "
-                "SubWorkflowRequest message cannot be written as JSON); run without "
-                "checkpoints= and keep result.checkpoint values instead"
-            )
         if problems:
             raise WorkflowBuildError(problems)
         registry = self._registry()

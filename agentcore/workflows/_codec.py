@@ -17,6 +17,7 @@ from typing import Any, Literal, cast, get_args, get_origin
 from agentcore.serialization import structure, unstructure
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
+from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
 from agentcore.workflows._typeexpr import members, runtime_class
 from agentcore.workflows.errors import CheckpointError, WorkflowBuildError
 
@@ -96,6 +97,10 @@ class TypeRegistry:
             f"declare it on an executor or register it with builder.register_type(...)"
         )
 
+    def keys(self) -> dict[Any, str]:
+        """Every registered type expression and its key."""
+        return dict(self._keys)
+
     def lookup(self, key: str) -> Any:
         try:
             return self._by_key[key]
@@ -111,7 +116,59 @@ class TypeRegistry:
             items = cast("tuple[object, ...]", value)
             return {"type": FAN_IN_KEY, "value": [self.encode(v, None) for v in items]}
         key = self.key(declared, value)
+        if isinstance(value, SubWorkflowRequest):
+            asked: SubWorkflowRequest[Any, Any] = cast("Any", value)
+            return {"type": key, "value": self._encode_asked(asked)}
+        if isinstance(value, SubWorkflowResponse):
+            answer: SubWorkflowResponse[Any] = cast("Any", value)
+            return {
+                "type": key,
+                "value": {
+                    "request_id": answer.request_id,
+                    "executor_id": answer.executor_id,
+                    "child_run_id": answer.child_run_id,
+                    "data": self.encode(answer.data, None),
+                },
+            }
         return {"type": key, "value": unstructure(value)}
+
+    # A sub-workflow's messages hold a child request (whose response type is a type, not
+    # data) and the child's values: both are written with this registry's keys, which
+    # include the child definitions' types (added at build), never as importable names.
+
+    def _encode_asked(self, asked: SubWorkflowRequest[Any, Any]) -> dict[str, Any]:
+        request = asked.request
+        return {
+            "request": {
+                "id": request.id,
+                "executor_id": request.executor_id,
+                "superstep": request.superstep,
+                "path": list(request.path),
+                "data": self.encode(request.data, None),
+                "response_type": self.key(request.response_type, None),
+            },
+            "executor_id": asked.executor_id,
+            "child_run_id": asked.child_run_id,
+        }
+
+    def _decode_special(self, cls: type[Any], data: Mapping[str, Any]) -> Any:
+        if cls is SubWorkflowResponse:
+            return SubWorkflowResponse(
+                str(data["request_id"]),
+                str(data["executor_id"]),
+                str(data["child_run_id"]),
+                self.decode(data["data"])[0],
+            )
+        stored: Mapping[str, Any] = data["request"]
+        request: PendingRequest[Any, Any] = PendingRequest(
+            str(stored["id"]),
+            str(stored["executor_id"]),
+            self.decode(stored["data"])[0],
+            self.lookup(str(stored["response_type"])),
+            int(stored["superstep"]),
+            tuple(stored.get("path", ())),
+        )
+        return SubWorkflowRequest(request, str(data["executor_id"]), str(data["child_run_id"]))
 
     def decode(self, stored: Any) -> tuple[Any, Any]:
         """A stored value and the type expression it was declared as."""
@@ -125,11 +182,14 @@ class TypeRegistry:
             items: list[Any] = list(data["value"])
             return tuple(self.decode(item)[0] for item in items), tuple
         tp = self.lookup(key)
-        try:
-            value = structure(data["value"], tp)
-        except (ValueError, TypeError) as exc:
-            raise CheckpointError(f"a stored {key} cannot be read: {exc}") from exc
         cls = runtime_class(tp)
+        try:
+            if cls is SubWorkflowRequest or cls is SubWorkflowResponse:
+                value = self._decode_special(cls, data["value"])
+            else:
+                value = structure(data["value"], tp)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise CheckpointError(f"a stored {key} cannot be read: {exc!r}") from exc
         if cls is not None and cls is not Any and not isinstance(value, cls):
             raise CheckpointError(f"a stored {key} was read back as {type(value).__qualname__}")
         return value, tp

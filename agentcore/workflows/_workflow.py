@@ -18,7 +18,8 @@ Anything else raises ``TypeError`` before work starts.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
 import anyio
@@ -81,6 +82,12 @@ class Workflow(Generic[InT, OutT]):
     def output_types(self) -> tuple[Any, ...]:
         """What the final-output executors yield."""
         return self._graph.output_types
+
+    @property
+    def checkpoint_types(self) -> Mapping[Any, str]:
+        """The types this definition's checkpoints can hold, with their keys (fixed at
+        ``build()``; a parent with this workflow as a sub-workflow node adds them)."""
+        return MappingProxyType(self._graph.registry.keys())
 
     @property
     def asks_outside(self) -> bool:

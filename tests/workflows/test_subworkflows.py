@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import attrs
 import pytest
 from typing_extensions import Never
 
+from agentcore.serialization import to_json
 from agentcore.workflows import (
+    CheckpointError,
+    CheckpointStore,
     EdgeDelivery,
     ExecutorFailedError,
+    InMemoryCheckpointStore,
+    SqliteCheckpointStore,
     SubWorkflowRequest,
     SubWorkflowResponse,
     Workflow,
     WorkflowBuilder,
-    WorkflowBuildError,
     WorkflowContext,
     executor,
     handler,
@@ -160,18 +166,104 @@ async def test_sub_workflow_response_is_dropped_as_target_mismatch_on_other_edge
     assert answers == [("fact_check", "delivered"), ("audit", "dropped_target_mismatch")]
 
 
-async def test_sub_workflow_node_needs_an_id_and_no_store_yet(tmp_path: object) -> None:
+async def test_sub_workflow_node_needs_an_id() -> None:
     with pytest.raises(TypeError, match="needs an id"):
         WorkflowBuilder(split_claims, name="w").add_edge(split_claims, fact_check())
-    from agentcore.workflows import InMemoryCheckpointStore
 
-    builder = (
-        WorkflowBuilder(split_claims, name="w", checkpoints=InMemoryCheckpointStore())
+
+class HumanGate:
+    """Forwards a child's question to the outside and sends the answer back down."""
+
+    id = "human_gate"
+
+    @handler
+    async def on_request(
+        self,
+        msg: SubWorkflowRequest[NeedSource, str],
+        ctx: WorkflowContext[SubWorkflowResponse[str]],
+    ) -> None:
+        await ctx.request(msg, str, context={"child": msg.child_run_id})
+
+    @response_handler
+    async def on_answer(
+        self,
+        msg: SubWorkflowRequest[NeedSource, str],
+        source: str,
+        ctx: WorkflowContext[SubWorkflowResponse[str]],
+    ) -> None:
+        await ctx.send(msg.create_response(source))
+
+
+def gated_check(store: CheckpointStore | str) -> Workflow[str, str]:
+    return (
+        WorkflowBuilder(split_claims, name="gated-check", checkpoints=store)
         .add(fact_check(), id="fact_check")
         .add_edge(split_claims, "fact_check")
-        .add_edge("fact_check", Librarian())
-        .add_edge("librarian", "fact_check")
+        .add_edge("fact_check", HumanGate())
+        .add_edge("human_gate", "fact_check")
         .add_fan_in(["fact_check"], tally)
+        .build()
     )
-    with pytest.raises(WorkflowBuildError, match="cannot be combined with a checkpoint store"):
-        builder.build()
+
+
+async def test_sub_workflow_asking_its_parent_pauses_saves_and_resumes_in_a_fresh_run(
+    tmp_path: Path,
+) -> None:
+    path = str(tmp_path / "runs.db")
+    paused = await gated_check(path).run("Otters hold hands. Otters can fly", run_id="g")
+    assert paused.status == "paused"
+    assert len(paused.requests) == 2
+
+    fresh = gated_check(path)  # a new definition object, reading only what the store holds
+    snapshot = await fresh.inspect("g")
+    assert snapshot.status == "paused"
+    asked = [r.data for r in snapshot.requests]
+    assert all(isinstance(a, SubWorkflowRequest) for a in asked)
+    assert sorted(a.request.data.claim for a in asked) == ["Otters can fly", "Otters hold hands"]
+    assert all(a.request.response_type is str for a in asked)
+    answers = [r.create_response(ARCHIVE) for r in snapshot.requests]
+    done = await fresh.run(responses=answers, run_id="g")
+    assert done.status == "completed"
+    assert done.output == "1/2 claims supported"
+
+    store = SqliteCheckpointStore(path)
+    try:
+        infos = await store.list_checkpoints("g")
+        assert [i.status for i in infos][-1] == "completed"
+        for info in infos:  # every checkpoint, with sub-workflow messages in flight, reads back
+            record = await store.load("g", info.checkpoint_id)
+            assert record is not None
+            assert fresh.restore(record).checkpoint_id == info.checkpoint_id
+    finally:
+        store.close()
+
+
+async def test_sub_workflow_messages_in_flight_round_trip_as_json() -> None:
+    store = InMemoryCheckpointStore()
+    workflow = gated_check(store)
+    paused = await workflow.run("Otters hold hands", run_id="j")
+    [request] = paused.requests
+    answered = await workflow.run(responses=[request.create_response(ARCHIVE)], run_id="j")
+    assert answered.output == "1/1 claims supported"
+    infos = await store.list_checkpoints("j")
+    inbox_types: set[str] = set()
+    for info in infos:
+        record = await store.load("j", info.checkpoint_id)
+        assert record is not None
+        for item in json.loads(record.payload)["data"]["inbox"]:
+            inbox_types.add(item["message"]["type"].split("[")[0])
+        assert "<class" not in record.payload
+    assert {
+        "agentcore.workflows._subtypes:SubWorkflowRequest",
+        "agentcore.workflows._subtypes:SubWorkflowResponse",
+    } <= inbox_types
+
+
+async def test_a_stored_sub_workflow_message_of_an_unknown_child_type_is_refused() -> None:
+    store = InMemoryCheckpointStore()
+    paused = await gated_check(store).run("Otters hold hands", run_id="u")
+    text = to_json(paused.checkpoint).replace(
+        "tests.workflows.test_subworkflows:NeedSource", "evil.module:Payload"
+    )
+    with pytest.raises(CheckpointError, match=r"evil\.module:Payload"):
+        gated_check(store).restore(text)
