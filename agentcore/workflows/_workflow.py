@@ -39,6 +39,7 @@ from agentcore.workflows.protocols import CheckpointStore
 
 if TYPE_CHECKING:
     from agentcore._types.messages import Message
+    from agentcore.tools import FunctionTool
     from agentcore.workflows._graph import Graph
     from agentcore.workflows._workflow_agent import WorkflowAgent
 
@@ -234,6 +235,24 @@ class Workflow(Generic[InT, OutT]):
             input_adapter=input_adapter,
             output_adapter=output_adapter,
         )
+
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        input_adapter: Callable[[tuple[Message, ...]], InT] | None = None,
+        output_adapter: Callable[[OutT], Sequence[Message]] | None = None,
+    ) -> FunctionTool[..., Any]:
+        """This workflow as a function tool of another agent: ``as_agent(...).as_tool()``
+        (pending requests pause the calling agent; see ``WorkflowAgent.as_tool``)."""
+        agent = self.as_agent(
+            name=name,
+            description=description,
+            input_adapter=input_adapter,
+            output_adapter=output_adapter,
+        )
+        return agent.as_tool()
 
     def restore(self, record: CheckpointRecord | str) -> WorkflowCheckpoint:
         """Read a stored checkpoint (a store's record, or the JSON of ``to_json``) with

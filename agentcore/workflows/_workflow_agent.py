@@ -11,10 +11,8 @@ new user message while requests are pending cancels them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final, Literal, Protocol, cast, overload
-
-import attrs
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, Literal, Protocol, cast, overload
 
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
@@ -24,16 +22,15 @@ from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
 from agentcore.serialization import structure, to_json, unstructure
 from agentcore.structured import json_schema_for
+from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn
 from agentcore.workflows._codec import type_key
+from agentcore.workflows._request_info import REQUEST_INFO_TOOL_NAME, RequestInfoArguments
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._typeexpr import compatible, describe
 from agentcore.workflows._value import WorkflowCheckpoint
 
 __all__ = ["REQUEST_INFO_TOOL_NAME", "RequestInfoArguments", "WorkflowAgent"]
-
-REQUEST_INFO_TOOL_NAME: Final = "request_info"
-"""The name of the caller-side tool a paused workflow agent calls for each request."""
 
 _STATE_KEY = "agentcore.workflow"
 _MESSAGE_TYPES: tuple[Any, ...] = (str, Message, Sequence[Message], AgentResponse, AgentTurn)
@@ -51,66 +48,6 @@ class _Definition(Protocol):
     @property
     def output_types(self) -> tuple[Any, ...]: ...
     def restore(self, record: Any) -> WorkflowCheckpoint: ...
-
-
-@attrs.frozen
-class RequestInfoArguments:
-    """The arguments of the ``request_info`` call a workflow agent returns for a pending
-    request; JSON both ways."""
-
-    request_id: str
-    executor_id: str
-    request_type: str
-    request: Any
-    response_type: str
-    response_schema: Mapping[str, Any] | None = None
-    path: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "request_id": self.request_id,
-            "executor_id": self.executor_id,
-            "request_type": self.request_type,
-            "request": self.request,
-            "response_type": self.response_type,
-            "response_schema": None if self.response_schema is None else dict(self.response_schema),
-            "path": list(self.path),
-        }
-
-    @classmethod
-    def from_dict(cls, payload: Mapping[str, Any]) -> RequestInfoArguments:
-        """``ValueError`` when ``request_id`` is missing or empty or ``request`` is missing."""
-        request_id = payload.get("request_id")
-        if not isinstance(request_id, str) or not request_id:
-            raise ValueError("request_info arguments need a non-empty 'request_id'")
-        if "request" not in payload:
-            raise ValueError("request_info arguments need the 'request'")
-        schema = payload.get("response_schema")
-        return cls(
-            request_id,
-            str(payload.get("executor_id", "")),
-            str(payload.get("request_type", "")),
-            payload["request"],
-            str(payload.get("response_type", "")),
-            None if schema is None else dict(schema),
-            tuple(payload.get("path", ())),
-        )
-
-    @classmethod
-    def from_call(cls, call: FunctionCallContent) -> RequestInfoArguments:
-        """``ValueError`` unless ``call.name`` is ``request_info``."""
-        if call.name != REQUEST_INFO_TOOL_NAME:
-            raise ValueError(f"not a {REQUEST_INFO_TOOL_NAME} call: {call.name!r}")
-        arguments = call.arguments
-        if isinstance(arguments, str):
-            import json
-
-            arguments = json.loads(arguments or "{}")
-        return cls.from_dict(arguments)
-
-    def create_result(self, response: Any) -> FunctionResultContent:
-        """The function result answering this request (``call_id`` is the request id)."""
-        return FunctionResultContent(self.request_id, unstructure(response))
 
 
 def _schema(tp: Any) -> dict[str, Any] | None:
@@ -213,6 +150,18 @@ class WorkflowAgent:
     @property
     def workflow(self) -> _Definition:
         return self._workflow
+
+    def as_tool(
+        self, *, name: str | None = None, description: str | None = None
+    ) -> FunctionTool[..., Any]:
+        """This workflow as a function tool of another agent, as ``Agent.as_tool()``: it
+        takes one ``task`` string and returns the outputs' text. A pending request pauses
+        the calling agent with a ``UserInputRequestContent`` (through ``ToolContext.ask``);
+        the answer (JSON for the response type, or text for ``str``) resumes the same
+        workflow run. The calling agent needs a session to pause and resume."""
+        from agentcore.workflows._workflow_tool import workflow_as_tool
+
+        return workflow_as_tool(self, name=name, description=description)
 
     def create_session(self, *, session_id: str | None = None) -> AgentSession:
         """A new session: each session drives one workflow run, turn after turn."""

@@ -1,0 +1,77 @@
+"""The ``request_info`` bridge's call arguments: how a workflow agent hands a pending
+request to its caller (seed 002's ``WorkflowAgent.RequestInfoFunctionArgs``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from agentcore._types.contents import FunctionCallContent, FunctionResultContent
+from agentcore.serialization import unstructure
+
+__all__ = ["REQUEST_INFO_TOOL_NAME", "RequestInfoArguments"]
+
+REQUEST_INFO_TOOL_NAME: Final = "request_info"
+"""The name of the caller-side tool a paused workflow agent calls for each request."""
+
+
+@attrs.frozen
+class RequestInfoArguments:
+    """The arguments of the ``request_info`` call a workflow agent returns for a pending
+    request; JSON both ways."""
+
+    request_id: str
+    executor_id: str
+    request_type: str
+    request: Any
+    response_type: str
+    response_schema: Mapping[str, Any] | None = None
+    path: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "request_id": self.request_id,
+            "executor_id": self.executor_id,
+            "request_type": self.request_type,
+            "request": self.request,
+            "response_type": self.response_type,
+            "response_schema": None if self.response_schema is None else dict(self.response_schema),
+            "path": list(self.path),
+        }
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> RequestInfoArguments:
+        """``ValueError`` when ``request_id`` is missing or empty or ``request`` is missing."""
+        request_id = payload.get("request_id")
+        if not isinstance(request_id, str) or not request_id:
+            raise ValueError("request_info arguments need a non-empty 'request_id'")
+        if "request" not in payload:
+            raise ValueError("request_info arguments need the 'request'")
+        schema = payload.get("response_schema")
+        return cls(
+            request_id,
+            str(payload.get("executor_id", "")),
+            str(payload.get("request_type", "")),
+            payload["request"],
+            str(payload.get("response_type", "")),
+            None if schema is None else dict(schema),
+            tuple(payload.get("path", ())),
+        )
+
+    @classmethod
+    def from_call(cls, call: FunctionCallContent) -> RequestInfoArguments:
+        """``ValueError`` unless ``call.name`` is ``request_info``."""
+        if call.name != REQUEST_INFO_TOOL_NAME:
+            raise ValueError(f"not a {REQUEST_INFO_TOOL_NAME} call: {call.name!r}")
+        arguments = call.arguments
+        if isinstance(arguments, str):
+            import json
+
+            arguments = json.loads(arguments or "{}")
+        return cls.from_dict(arguments)
+
+    def create_result(self, response: Any) -> FunctionResultContent:
+        """The function result answering this request (``call_id`` is the request id)."""
+        return FunctionResultContent(self.request_id, unstructure(response))
