@@ -21,12 +21,9 @@ from openai.types.responses import (
     ResponseErrorEvent,
     ResponseFailedEvent,
     ResponseFunctionCallArgumentsDeltaEvent,
-    ResponseFunctionToolCall,
     ResponseIncompleteEvent,
     ResponseOutputItemAddedEvent,
     ResponseOutputItemDoneEvent,
-    ResponseOutputMessage,
-    ResponseReasoningItem,
     ResponseReasoningSummaryTextDeltaEvent,
     ResponseRefusalDeltaEvent,
     ResponseStreamEvent,
@@ -49,6 +46,9 @@ from agentcore_openai._errors import PROVIDER
 from agentcore_openai._responses_items import (
     annotations_of,
     finish_reason_of,
+    is_function_call,
+    is_message,
+    is_reasoning,
     item_contents,
     message_text,
     reasoning_text,
@@ -135,18 +135,20 @@ class EventReader:
         return None
 
     def _lifecycle(self, response: Response, *, final: bool) -> ChatResponseUpdate | None:
-        self._response_id = response.id
-        self._model = response.model
+        self._response_id = getattr(response, "id", None) or self._response_id
+        self._model = getattr(response, "model", None) or self._model
         if self._created_at is None:
-            self._created_at = iso_timestamp(response.created_at)
+            self._created_at = iso_timestamp(getattr(response, "created_at", None))
         if not final:
             return self._update([], None) if self._pending_properties else None
         self.done = True
         contents: list[Content] = []
-        if response.status == "failed" and response.error is not None:
-            contents.append(ErrorContent(response.error.message, code=response.error.code))
-        if response.usage is not None:
-            contents.append(UsageContent(responses_usage(response.usage, response.output)))
+        error = getattr(response, "error", None)
+        if getattr(response, "status", None) == "failed" and error is not None:
+            contents.append(ErrorContent(error.message, code=error.code))
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            contents.append(UsageContent(responses_usage(usage, response.output or ())))
         return self._update(contents, finish_reason_of(response))
 
     def _text(self, item_id: str, delta: str) -> ChatResponseUpdate | None:
@@ -175,7 +177,7 @@ class EventReader:
 
     def _item_added(self, event: ResponseOutputItemAddedEvent) -> ChatResponseUpdate | None:
         item = event.item
-        if not isinstance(item, ResponseFunctionToolCall):
+        if not is_function_call(item):
             return None
         item_id = item.id or item.call_id
         self._call_ids[item_id] = item.call_id
@@ -188,19 +190,19 @@ class EventReader:
     def _item_done(self, event: ResponseOutputItemDoneEvent) -> ChatResponseUpdate | None:
         item = event.item
         contents: list[Content] = []
-        if isinstance(item, ResponseOutputMessage):
+        if is_message(item):
             rest = _remainder(message_text(item), self._streamed.get(item.id, ""))
             if rest:
                 contents.append(TextContent(rest))
             annotations = tuple(
                 a
-                for part in item.content
-                if isinstance(part, ResponseOutputText)
+                for part in item.content or ()
+                if isinstance(part, ResponseOutputText) and part.type == "output_text"
                 for a in annotations_of(part)
             )
             if annotations:
                 contents.append(TextContent("", annotations=annotations))
-        elif isinstance(item, ResponseFunctionToolCall):
+        elif is_function_call(item):
             item_id = item.id or item.call_id
             if item_id not in self._call_ids:
                 contents.extend(item_contents(item, event.output_index))
@@ -212,7 +214,7 @@ class EventReader:
                             call_id=item.call_id, arguments=rest, index=event.output_index
                         )
                     )
-        elif isinstance(item, ResponseReasoningItem):
+        elif is_reasoning(item):
             rest = _remainder(reasoning_text(item), self._streamed.get(item.id, ""))
             contents.append(
                 ReasoningContent(
