@@ -84,7 +84,9 @@ class AnthropicHarness:
 
     def sent_call_ids(self, request_index: int) -> tuple[set[str], set[str]]:
         body = json.loads(self.server.requests[request_index].body)
-        blocks = [b for m in body["messages"] for b in m["content"]]
+        blocks = [
+            b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]
+        ]
         calls = {b["id"] for b in blocks if b["type"] == "tool_use"}
         results = {b["tool_use_id"] for b in blocks if b["type"] == "tool_result"}
         return calls, results
