@@ -11,7 +11,9 @@ details) are left unset.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
+
+from pydantic import BaseModel
 
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
@@ -59,8 +61,17 @@ def chat_usage(usage: CompletionUsage) -> Usage:
 
 
 def _first_choice(choices: object) -> Any:
-    """The choice with ``index`` 0 (a choice without an index counts as 0), or ``None``."""
-    for choice in choices or ():  # pyright: ignore[reportGeneralTypeIssues]  # wire data
+    """The choice with ``index`` 0 (a choice without an index counts as 0), or ``None``.
+
+    ``TypeError`` when ``choices`` is not a list of objects (the caller reports it).
+    """
+    if choices is None:
+        return None
+    if not isinstance(choices, list):
+        raise TypeError(f"'choices' is a {type(choices).__name__}, not a list")
+    for choice in cast("list[object]", choices):
+        if not isinstance(choice, BaseModel):
+            raise TypeError(f"a choice is a {type(choice).__name__}, not an object")
         if getattr(choice, "index", 0) in (0, None):
             return choice
     return None
