@@ -180,6 +180,8 @@ class StreamParser:
             return []
         delta = data["delta"]
         kind = delta.get("type")
+        if state.block.get("type") not in _MODELLED:
+            return self._unmodelled_delta(state, delta)
         if kind == "text_delta":
             return self._text(state, str(delta.get("text", "")))
         if kind == "citations_delta":
@@ -199,13 +201,18 @@ class StreamParser:
             if state.block.get("type") == "tool_use":
                 call_id = str(state.block["id"])
                 return [FunctionCallContent(call_id, "", piece, index=state.index)]
+        return []
+
+    def _unmodelled_delta(self, state: _OpenBlock, delta: Json) -> list[Content]:
+        """A delta of a block the adapter does not model (``compaction_delta``, ...): JSON
+        input pieces are gathered, other text fields joined onto the block's fields of the
+        same name; the block is passed on whole when it stops."""
+        if delta.get("type") == "input_json_delta":
+            state.json_parts.append(str(delta.get("partial_json", "")))
             return []
-        if state.block.get("type") not in _MODELLED:
-            # A delta of a block the adapter does not model: its text fields are joined
-            # onto the block's fields of the same name.
-            for key, value in delta.items():
-                if key != "type" and isinstance(value, str):
-                    state.block[key] = str(state.block.get(key) or "") + value
+        for key, value in delta.items():
+            if key != "type" and isinstance(value, str):
+                state.block[key] = str(state.block.get(key) or "") + value
         return []
 
     def _block_stop(self, data: Json) -> list[Content]:
