@@ -297,7 +297,7 @@ async def test_an_event_that_is_not_json_is_a_malformed_response_error(
     events: list[tuple[str | None, Any]] = [*sse_events(TEXT)[:2], ("content_block_delta", "{oops")]
     server.add("POST", MESSAGES, Reply(sse=events))
     with pytest.raises(
-        MalformedResponseError, match="content_block_delta event.*not JSON"
+        MalformedResponseError, match=r"content_block_delta event.*not JSON"
     ) as caught:
         await client.get_response(HI, stream=True).get_final_response()
     assert not caught.value.retryable

@@ -31,6 +31,13 @@ RESPONSES = "/v1/responses"
 JSON = dict[str, Any]
 
 
+async def _ask(client: Any, stream: bool) -> Any:
+    """The response to ``USER``, whole or as the fold of a stream."""
+    if stream:
+        return (await stream_updates(client))[1]
+    return await client.get_response(USER)
+
+
 def _calls(response: Any) -> list[FunctionCallContent]:
     return [c for m in response.messages for c in m.contents if isinstance(c, FunctionCallContent)]
 
@@ -90,7 +97,8 @@ async def test_responses_streamed_request_answered_with_json_is_read_as_that_ans
     _, streamed = await stream_updates(responses)
     assert [c.call_id for c in _calls(streamed)] == ["call_weather"]
     assert streamed.finish_reason == "tool_calls"
-    assert streamed.usage is not None and streamed.usage.input_tokens == 120
+    assert streamed.usage is not None
+    assert streamed.usage.input_tokens == 120
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -100,10 +108,7 @@ async def test_an_error_body_with_status_200_is_a_typed_error(
     error = {"error": {"message": "maximum context length is 8192 tokens", "code": None}}
     server.add("POST", CHAT, Reply(json_body=error))
     with pytest.raises(ContextLengthExceededError):
-        if stream:
-            await stream_updates(chat)
-        else:
-            await chat.get_response(USER)
+        await _ask(chat, stream)
 
 
 # -- 2. fields real servers leave out or send as null ------------------------------------
@@ -281,10 +286,7 @@ async def test_a_malformed_chat_body_is_a_malformed_response_error(
 ) -> None:
     server.add("POST", CHAT, Reply(raw_body=body))
     with pytest.raises(MalformedResponseError, match="OpenAI sent a malformed chat completion"):
-        if stream:
-            await stream_updates(chat)
-        else:
-            await chat.get_response(USER)
+        await _ask(chat, stream)
 
 
 RESPONSES_BAD_EVENTS: dict[str, JSON | str] = {
@@ -319,10 +321,7 @@ async def test_a_malformed_responses_body_is_a_malformed_response_error(
 ) -> None:
     server.add("POST", RESPONSES, Reply(raw_body=body))
     with pytest.raises(MalformedResponseError, match="malformed response body"):
-        if stream:
-            await stream_updates(responses)
-        else:
-            await responses.get_response(USER)
+        await _ask(responses, stream)
 
 
 async def test_an_enormous_event_is_a_malformed_response_error(
@@ -367,10 +366,7 @@ async def test_a_stalled_answer_ends_in_a_timeout_error(
     server.add("POST", path, reply)
     async with client:
         with pytest.raises(TransientError, match="timed out") as caught:
-            if stream:
-                await stream_updates(client)
-            else:
-                await client.get_response(USER)
+            await _ask(client, stream)
     assert caught.value.retryable
 
 
