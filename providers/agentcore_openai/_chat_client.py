@@ -137,7 +137,7 @@ class OpenAIChatClient:
 
     async def _stream(self, params: dict[str, Any]) -> AsyncIterator[ChatResponseUpdate]:
         create = self.client.chat.completions.with_streaming_response.create
-        usage = {"stream_options": {"include_usage": True}}
+        usage: dict[str, Any] = {"stream_options": {"include_usage": True}}
         try:
             async with create(stream=True, **usage, **params, **self._request_options) as raw:
                 rate_limit = rate_limit_info(raw.headers)

@@ -121,7 +121,7 @@ def _without(body: JSON, *keys: str) -> JSON:
 async def test_chat_without_created_model_or_usage_details_leaves_them_unset(
     chat: OpenAIChatClient, server: WireServer
 ) -> None:
-    usage = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+    usage: JSON = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
     usage |= {"prompt_tokens_details": None, "completion_tokens_details": None}
     body = {**_without(chat_fx.CHAT_TEXT, "created", "model"), "usage": usage}
     chunks = [_without(c, "created", "model") for c in chat_fx.CHAT_TEXT_CHUNKS]
