@@ -24,6 +24,7 @@ from agentcore_openai._sse import (
     json_object,
     malformed,
     read_body,
+    read_model,
     server_sent_events,
 )
 
@@ -126,14 +127,13 @@ class OpenAIChatClient:
         return self._get(params)
 
     async def _get(self, params: dict[str, Any]) -> ChatResponse[Any]:
-        create = self.client.chat.completions.with_streaming_response.create
+        create = self.client.chat.completions.with_raw_response.create
         try:
-            async with create(stream=False, **params, **self._request_options) as raw:
-                body = await read_body(raw.http_response, "chat completion")
-                rate_limit = rate_limit_info(raw.headers)
+            raw = await create(stream=False, **params, **self._request_options)
         except openai.APIError as exc:
             raise map_error(exc) from exc
-        return _completion(body, rate_limit)
+        body = json_object(raw.http_response.content, "chat completion")
+        return _completion(body, rate_limit_info(raw.headers))
 
     async def _stream(self, params: dict[str, Any]) -> AsyncIterator[ChatResponseUpdate]:
         create = self.client.chat.completions.with_streaming_response.create
@@ -162,7 +162,7 @@ class OpenAIChatClient:
                             ended = True
                             break
                         try:
-                            update = reader.read(ChatCompletionChunk.model_construct(**payload))
+                            update = reader.read(read_model(ChatCompletionChunk, payload))
                         except READ_ERRORS as exc:
                             raise malformed(f"stream chunk {data[:200]!r}", repr(exc)) from exc
                         if update is not None:
@@ -194,6 +194,6 @@ def _completion(body: dict[str, Any], rate_limit: dict[str, Any] | None) -> Chat
     if isinstance(error, Mapping) and "choices" not in body:
         raise body_error(cast("Mapping[str, Any]", error))
     try:
-        return parse_completion(ChatCompletion.model_construct(**body), rate_limit)
+        return parse_completion(read_model(ChatCompletion, body), rate_limit)
     except READ_ERRORS as exc:
         raise malformed("chat completion", repr(exc)) from exc

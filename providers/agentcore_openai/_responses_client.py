@@ -37,6 +37,7 @@ from agentcore_openai._sse import (
     json_object,
     malformed,
     read_body,
+    read_model,
     server_sent_events,
 )
 
@@ -188,14 +189,13 @@ class OpenAIResponsesClient:
         return self._get(params, store)
 
     async def _get(self, params: dict[str, Any], store: bool) -> ChatResponse[Any]:
-        create = self.client.responses.with_streaming_response.create
+        create = self.client.responses.with_raw_response.create
         try:
-            async with create(stream=False, **params, **self._request_options) as raw:
-                body = await read_body(raw.http_response, "response body")
-                rate_limit = rate_limit_info(raw.headers)
+            raw = await create(stream=False, **params, **self._request_options)
         except openai.APIError as exc:
             raise map_error(exc) from exc
-        return _response(body, store, rate_limit)
+        body = json_object(raw.http_response.content, "response body")
+        return _response(body, store, rate_limit_info(raw.headers))
 
     async def _stream(
         self, params: dict[str, Any], store: bool
@@ -344,6 +344,6 @@ def _response(
     if isinstance(error, Mapping) and "output" not in body:
         raise body_error(cast("Mapping[str, Any]", error))
     try:
-        return parse_response(Response.model_construct(**body), store=store, rate_limit=rate_limit)
+        return parse_response(read_model(Response, body), store=store, rate_limit=rate_limit)
     except READ_ERRORS as exc:
         raise malformed("response body", repr(exc)) from exc

@@ -54,6 +54,7 @@ from agentcore_openai._responses_items import (
     reasoning_text,
     responses_usage,
 )
+from agentcore_openai._sse import read_model
 
 __all__ = ["EventReader", "parse_event"]
 
@@ -76,8 +77,9 @@ _EVENT_TYPES: dict[str, type[ResponseStreamEvent]] = {
 def parse_event(payload: Mapping[str, Any]) -> ResponseStreamEvent | None:
     """The SDK event for one SSE ``data`` object, or ``None`` for events not used.
 
-    Built like the SDK builds them (``model_construct``: nested models, no
-    validation), so a field the service adds does not break the stream.
+    Validated when the event fits the SDK's type, else built leniently like the SDK
+    builds them (``model_construct``), so a field the service adds or leaves out does
+    not break the stream.
     """
     kind = payload.get("type")
     if kind is None and isinstance(payload.get("error"), Mapping):
@@ -85,7 +87,7 @@ def parse_event(payload: Mapping[str, Any]) -> ResponseStreamEvent | None:
         payload = {"type": "error", "message": error.get("message", ""), "code": error.get("code")}
         kind = "error"
     cls = _EVENT_TYPES.get(str(kind))
-    return None if cls is None else cls.model_construct(**payload)
+    return None if cls is None else read_model(cls, dict(payload))
 
 
 def _remainder(full: str, streamed: str) -> str:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import httpx2
+import pydantic
 
 from agentcore import sse
 from agentcore.adapters import DEFAULT_MAX_EVENT_SIZE
@@ -29,11 +30,26 @@ __all__ = [
     "json_object",
     "malformed",
     "read_body",
+    "read_model",
     "server_sent_events",
 ]
 
 READ_ERRORS = (KeyError, AttributeError, TypeError, ValueError, IndexError, LookupError)
 """What reading a body of the wrong shape raises (pydantic's errors are ``ValueError``\\ s)."""
+
+
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
+
+
+def read_model(cls: type[ModelT], payload: dict[str, Any]) -> ModelT:
+    """``payload`` as the SDK's ``cls``: validated when it fits the type (pydantic-core
+    does that many times faster than the SDK's lenient construction), built leniently
+    when it does not, so that fields a server leaves out stay unset instead of failing.
+    What the reader then finds of the wrong type is reported as malformed."""
+    try:
+        return cls.model_validate(payload)
+    except pydantic.ValidationError:
+        return cls.model_construct(**payload)
 
 
 def malformed(what: str, problem: object) -> MalformedResponseError:
