@@ -3,12 +3,13 @@ it reads a service's answers with.
 
 An adapter accepts a ready SDK (or HTTP) client, or the settings to build one
 (``api_key``, ``base_url``, ...), never both; it closes a client it built and leaves
-a given one open for its owner. :class:`OwnedClient` does that bookkeeping, so an
+a given one open for its owner. :func:`own_client` and :class:`OwnedClient` do that
+bookkeeping, so an
 adapter's constructor and lifecycle come down to::
 
     class MyChatClient:
         def __init__(self, model, *, client=None, api_key=None, base_url=None):
-            self._owned = OwnedClient.take_or_build(
+            self._owned = own_client(
                 "MyChatClient",
                 client,
                 lambda: MySdkClient(api_key=api_key, base_url=base_url),
@@ -44,7 +45,13 @@ from typing import Any, Generic, TypeVar, final
 # From the package, not its private modules: they move, the public names stay.
 from agentcore import ChatResponse, ChatResponseUpdate, Content, UsageContent
 
-__all__ = ["DEFAULT_MAX_EVENT_SIZE", "DEFAULT_READ_TIMEOUT", "OwnedClient", "response_update"]
+__all__ = [
+    "DEFAULT_MAX_EVENT_SIZE",
+    "DEFAULT_READ_TIMEOUT",
+    "OwnedClient",
+    "own_client",
+    "response_update",
+]
 
 DEFAULT_READ_TIMEOUT = 600.0
 """Seconds an adapter waits for the next bytes of an answer (its headers, the next piece
@@ -65,6 +72,7 @@ class OwnedClient(Generic[ClientT]):
 
     ``close`` closes a client (``AsyncOpenAI.close``, ``httpx2.AsyncClient.aclose``,
     ...); :meth:`aclose` calls it once, and only for a client the adapter built.
+    :func:`own_client` makes one.
     """
 
     __slots__ = ("_close", "_closed", "client", "owned")
@@ -77,34 +85,6 @@ class OwnedClient(Generic[ClientT]):
         self._close = close
         self._closed = False
 
-    @classmethod
-    def take_or_build(
-        cls,
-        adapter: str,
-        client: ClientT | None,
-        build: Callable[[], ClientT],
-        *,
-        close: Callable[[ClientT], Awaitable[object]],
-        settings: Mapping[str, object] | None = None,
-    ) -> OwnedClient[ClientT]:
-        """``client`` as given (the caller closes it), or ``build()`` (the adapter does).
-
-        ``settings`` are the constructor arguments ``build`` uses (``api_key``,
-        ``base_url``, ...): giving any of them that is not ``None`` together with
-        ``client`` raises ``ValueError`` naming ``adapter``, since a ready client
-        already carries its own. What ``build`` raises propagates.
-        """
-        given = [name for name, value in (settings or {}).items() if value is not None]
-        if client is not None:
-            if given:
-                names = ", ".join(f"{name}=" for name in given)
-                raise ValueError(
-                    f"{adapter}: pass either client= or {names}, not both: a ready client "
-                    "already carries its own settings"
-                )
-            return cls(client, owned=False, close=close)
-        return cls(build(), owned=True, close=close)
-
     @property
     def closed(self) -> bool:
         """Whether :meth:`aclose` closed the client."""
@@ -115,6 +95,33 @@ class OwnedClient(Generic[ClientT]):
         if self.owned and not self._closed:
             self._closed = True
             await self._close(self.client)
+
+
+def own_client(
+    adapter: str,
+    client: ClientT | None,
+    build: Callable[[], ClientT],
+    *,
+    close: Callable[[ClientT], Awaitable[object]],
+    settings: Mapping[str, object] | None = None,
+) -> OwnedClient[ClientT]:
+    """``client`` as given (the caller closes it), or ``build()`` (the adapter does).
+
+    ``settings`` are the constructor arguments ``build`` uses (``api_key``,
+    ``base_url``, ...): giving any of them that is not ``None`` together with
+    ``client`` raises ``ValueError`` naming ``adapter``, since a ready client
+    already carries its own. What ``build`` raises propagates.
+    """
+    given = [name for name, value in (settings or {}).items() if value is not None]
+    if client is not None:
+        if given:
+            names = ", ".join(f"{name}=" for name in given)
+            raise ValueError(
+                f"{adapter}: pass either client= or {names}, not both: a ready client "
+                "already carries its own settings"
+            )
+        return OwnedClient(client, owned=False, close=close)
+    return OwnedClient(build(), owned=True, close=close)
 
 
 def response_update(response: ChatResponse[Any]) -> ChatResponseUpdate:

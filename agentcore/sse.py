@@ -133,6 +133,8 @@ class SseDecoder:
                 data.append(line[6:] if line.startswith(" ", 5) else line[5:])
             elif not line:  # a blank line dispatches
                 if data:
+                    if limit is not None:  # the event arrived whole: it must fit too
+                        self._check(self._data_size + sum(map(len, data[counted:])))
                     event = self._event or None
                     events.append(SseEvent("\n".join(data), event, self._id, self._retry))
                     data.clear()

@@ -34,7 +34,7 @@ BUDGET = 1.10
 
 Run = Callable[[], Awaitable[object]]
 _USER = [Message("user", "Weather in Paris?")]
-_RAW_USER = [{"role": "user", "content": "Weather in Paris?"}]
+_RAW_USER: Any = [{"role": "user", "content": "Weather in Paris?"}]
 # The raw SDK sends the very request the adapter sends: the same messages and tool.
 _SCHEMA = {
     "type": "object",

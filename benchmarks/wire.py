@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import socket
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from multiprocessing.queues import Queue
@@ -83,7 +83,7 @@ def _responses() -> tuple[bytes, bytes]:
         "arguments": _ARGS,
         "status": "completed",
     }
-    text = {"type": "output_text", "text": _WORD * CHUNKS, "annotations": []}
+    text: dict[str, Any] = {"type": "output_text", "text": _WORD * CHUNKS, "annotations": []}
     item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed"}
     where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
     events: list[dict[str, Any]] = [
@@ -91,7 +91,7 @@ def _responses() -> tuple[bytes, bytes]:
         {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}},
     ]
     events += [{"type": "response.output_text.delta", **where, "delta": _WORD}] * CHUNKS
-    done = {**item, "content": [text]}
+    done: dict[str, Any] = {**item, "content": [text]}
     events += [
         {"type": "response.output_item.done", "output_index": 0, "item": done},
         {"type": "response.completed", "response": response("completed", [done], _RESP_USAGE)},
@@ -113,7 +113,7 @@ def _messages() -> tuple[bytes, bytes]:
     }
     tool_use = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"city": "Paris"}}
     whole = {**message, "content": [tool_use], "stop_reason": "tool_use"}
-    start = {**message, "content": [], "stop_reason": None}
+    start: dict[str, Any] = {**message, "content": [], "stop_reason": None}
     delta = {
         "type": "content_block_delta",
         "index": 0,
@@ -180,7 +180,7 @@ def _serve(ports: Queue[int]) -> None:
 
 
 @contextmanager
-def serving() -> Iterator[str]:
+def serving() -> Generator[str, None, None]:
     """A server running in a process of its own (so that the client's CPU time is the
     client's alone); yields its base URL (``http://127.0.0.1:<port>``)."""
     context = multiprocessing.get_context("spawn")

@@ -128,10 +128,10 @@ class SentRequest:
     """
 
     instructions: str | None = None
-    tools: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    tools: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict[str, Mapping[str, Any]])
     tool_choice: str | None = None
     response_format: Mapping[str, Any] | None = None
-    function_results: Mapping[str, str] = attrs.field(factory=dict)
+    function_results: Mapping[str, str] = attrs.field(factory=dict[str, str])
     reasoning: tuple[str, ...] | None = ()
 
 

@@ -23,7 +23,7 @@ from agentcore import (
 from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
     DEFAULT_READ_TIMEOUT,
-    OwnedClient,
+    own_client,
     response_update,
 )
 from agentcore_anthropic._errors import (
@@ -130,7 +130,7 @@ class AnthropicChatClient:
             except anthropic.CredentialsError as exc:
                 _raise_mapped(exc)
 
-        self._owned = OwnedClient.take_or_build(
+        self._owned = own_client(
             "AnthropicChatClient",
             client,
             build,

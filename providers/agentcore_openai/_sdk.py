@@ -7,7 +7,7 @@ from typing import Any
 import httpx2
 import openai
 
-from agentcore.adapters import DEFAULT_READ_TIMEOUT, OwnedClient
+from agentcore.adapters import DEFAULT_READ_TIMEOUT, OwnedClient, own_client
 from agentcore.errors import AuthenticationError
 from agentcore_openai._errors import PROVIDER
 
@@ -56,7 +56,7 @@ def open_client(
                 provider=PROVIDER,
             ) from exc
 
-    return OwnedClient.take_or_build(
+    return own_client(
         adapter, client, build, close=_close, settings={"api_key": api_key, "base_url": base_url}
     )
 
