@@ -42,8 +42,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar, final
 
-# From the package, not its private modules: they move, the public names stay.
-from agentcore import ChatResponse, ChatResponseUpdate, Content, UsageContent
+from agentcore._types.contents import Content, UsageContent
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 
 __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",

@@ -499,7 +499,7 @@ async def _send(
 
 
 def _weather_tool() -> Any:
-    from agentcore import tool
+    from agentcore.tools import tool
 
     @tool
     def get_weather(city: str, days: int = 1) -> str:
@@ -542,7 +542,7 @@ async def check_sends_response_format(harness: ConformanceHarness, *, stream: bo
 
 async def check_sends_tool_results(harness: ConformanceHarness, *, stream: bool) -> None:
     """After an agent's tool round, the next request carries the call and its result."""
-    from agentcore import Agent
+    from agentcore._agent.agent import Agent
 
     scenarios = standard_scenarios()
     harness.serve(scenarios["one_call"], stream=stream)
