@@ -90,7 +90,8 @@ def _responses() -> tuple[bytes, bytes]:
         {"type": "response.created", "response": response("in_progress", [], None)},
         {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}},
     ]
-    events += [{"type": "response.output_text.delta", **where, "delta": _WORD}] * CHUNKS
+    delta = {"type": "response.output_text.delta", **where, "delta": _WORD, "logprobs": []}
+    events += [delta] * CHUNKS
     done: dict[str, Any] = {**item, "content": [text]}
     events += [
         {"type": "response.output_item.done", "output_index": 0, "item": done},
