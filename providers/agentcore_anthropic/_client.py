@@ -243,7 +243,10 @@ class AnthropicChatClient:
             )
         except Exception as exc:
             _raise_mapped(exc)
-        return counted.input_tokens
+        tokens = getattr(counted, "input_tokens", None)
+        if isinstance(tokens, bool) or not isinstance(tokens, int):
+            raise malformed("token count", f"input_tokens is {tokens!r}, not a number")
+        return tokens
 
     # -- hosted tools ------------------------------------------------------------------
 

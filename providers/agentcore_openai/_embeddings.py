@@ -9,16 +9,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import openai
+from openai.types import CreateEmbeddingResponse
 from typing_extensions import Self
 
 from agentcore import Embedding, EmbeddingGenerationOptions, GeneratedEmbeddings, Usage
 from agentcore_openai._errors import map_error, rate_limit_info
 from agentcore_openai._sdk import open_client, request_options
-from agentcore_openai._sse import READ_ERRORS, malformed
+from agentcore_openai._sse import READ_ERRORS, json_object, malformed, read_model
 
 if TYPE_CHECKING:
     from openai._legacy_response import LegacyAPIResponse
-    from openai.types import CreateEmbeddingResponse
 
 __all__ = ["OpenAIEmbeddingClient", "OpenAIEmbeddingOptions"]
 
@@ -103,11 +103,14 @@ class OpenAIEmbeddingClient:
             ] = await self.client.embeddings.with_raw_response.create(
                 **params, **self._request_options
             )
-            response = raw.parse()
         except openai.APIError as exc:
             raise map_error(exc) from exc
         rate_limit = rate_limit_info(raw.headers)
+        # Read here rather than by raw.parse(), which lets JSON and attribute errors
+        # escape; a base64 vector arrives as a string, which _decode reads.
+        body = json_object(raw.http_response.content, "embeddings body")
         try:
+            response = read_model(CreateEmbeddingResponse, body)
             data = sorted(response.data, key=lambda item: item.index)
             model = getattr(response, "model", None)
             embeddings = [Embedding(_decode(item.embedding), model=model) for item in data]

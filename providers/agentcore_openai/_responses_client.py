@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
@@ -249,7 +250,12 @@ class OpenAIResponsesClient:
             )
         except openai.APIError as exc:
             raise map_error(exc) from exc
-        return result.input_tokens
+        except json.JSONDecodeError as exc:
+            raise malformed("input token count", f"not JSON ({exc})") from exc
+        tokens = getattr(result, "input_tokens", None)
+        if isinstance(tokens, bool) or not isinstance(tokens, int):
+            raise malformed("input token count", f"input_tokens is {tokens!r}, not a number")
+        return tokens
 
     @staticmethod
     def get_web_search_tool(**kwargs: Any) -> WebSearchTool:

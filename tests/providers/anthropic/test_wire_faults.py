@@ -343,3 +343,12 @@ def test_a_client_and_its_settings_together_are_refused() -> None:
         AnthropicChatClient(
             MODEL, client=anthropic.AsyncAnthropic(api_key="k"), base_url="http://x"
         )
+
+
+@pytest.mark.parametrize("body", [b"{oops", b"{}", b'{"input_tokens": "many"}'])
+async def test_a_malformed_token_count_is_a_malformed_response_error(
+    client: AnthropicChatClient, server: WireServer, body: bytes
+) -> None:
+    server.add("POST", "/v1/messages/count_tokens", Reply(raw_body=body))
+    with pytest.raises(MalformedResponseError, match="Anthropic sent a malformed"):
+        await client.count_tokens(HI)

@@ -338,10 +338,21 @@ async def test_an_enormous_event_is_a_malformed_response_error(
     assert caught.value.provider == "openai"
 
 
+EMBEDDINGS_BAD_BODIES = {
+    "invalid JSON": b"{oops",
+    "a JSON list": b"[1]",
+    "data of the wrong type": b'{"data": 5}',
+    "a vector that is null": b'{"data": [{"index": 0, "embedding": null}]}',
+}
+
+
+@pytest.mark.parametrize(
+    "body", list(EMBEDDINGS_BAD_BODIES.values()), ids=list(EMBEDDINGS_BAD_BODIES)
+)
 async def test_a_malformed_embeddings_body_is_a_malformed_response_error(
-    embedder: OpenAIEmbeddingClient, server: WireServer
+    embedder: OpenAIEmbeddingClient, server: WireServer, body: bytes
 ) -> None:
-    server.add("POST", "/v1/embeddings", Reply(json_body={"data": [{"embedding": None}]}))
+    server.add("POST", "/v1/embeddings", Reply(raw_body=body))
     with pytest.raises(MalformedResponseError, match="malformed embeddings body"):
         await embedder.get_embeddings(["hello"])
 
@@ -498,3 +509,12 @@ def test_a_client_and_its_settings_together_are_refused() -> None:
     sdk = openai.AsyncOpenAI(api_key="k")
     with pytest.raises(ValueError, match="either client= or api_key="):
         OpenAIChatClient("m", client=sdk, api_key="k")
+
+
+@pytest.mark.parametrize("body", [b"{oops", b"{}", b'{"input_tokens": "many"}'])
+async def test_a_malformed_token_count_is_a_malformed_response_error(
+    responses: OpenAIResponsesClient, server: WireServer, body: bytes
+) -> None:
+    server.add("POST", "/v1/responses/input_tokens", Reply(raw_body=body))
+    with pytest.raises(MalformedResponseError, match="malformed input token count"):
+        await responses.count_tokens(USER)
