@@ -59,6 +59,13 @@ def chat_usage(usage: CompletionUsage) -> Usage:
     )
 
 
+def _text(value: object) -> str:
+    """A text field's value; ``TypeError`` (reported as malformed) when it is no string."""
+    if not isinstance(value, str):
+        raise TypeError(f"a text field holds a {type(value).__name__}, not a string")
+    return value
+
+
 def _first_choice(choices: object) -> Any:
     """The choice with ``index`` 0 (a choice without an index counts as 0), or ``None``.
 
@@ -92,9 +99,9 @@ def _annotations(message: ChatCompletionMessage) -> tuple[Annotation, ...]:
 def _message_contents(message: ChatCompletionMessage) -> list[Content]:
     contents: list[Content] = []
     if message.content:
-        contents.append(TextContent(message.content, annotations=_annotations(message)))
+        contents.append(TextContent(_text(message.content), annotations=_annotations(message)))
     if message.refusal:
-        contents.append(TextContent(message.refusal))
+        contents.append(TextContent(_text(message.refusal)))
     for index, call in enumerate(message.tool_calls or ()):
         if call.type == "function":
             contents.append(
@@ -160,9 +167,9 @@ class ChunkReader:
         if choice is not None:
             delta = choice.delta
             if delta.content:
-                contents.append(TextContent(delta.content))
+                contents.append(TextContent(_text(delta.content)))
             if delta.refusal:
-                contents.append(TextContent(delta.refusal))
+                contents.append(TextContent(_text(delta.refusal)))
             for call in delta.tool_calls or ():
                 contents.append(self._call_piece(call))
             if choice.finish_reason is not None:

@@ -256,6 +256,7 @@ CHAT_BAD_EVENTS: dict[str, Any] = {
         "choices": [{"index": 0, "delta": 5, "finish_reason": None}],
     },
     "tool calls of the wrong type": chat_fx.chat_chunk({"tool_calls": 5}),
+    "content that is a number": chat_fx.chat_chunk({"content": 5}),
 }
 
 
@@ -276,6 +277,9 @@ CHAT_BAD_BODIES: dict[str, bytes] = {
     "a JSON list": b"[]",
     "choices of the wrong type": b'{"id": "x", "choices": 7}',
     "a message of the wrong type": b'{"id": "x", "choices": [{"index": 0, "message": "hi"}]}',
+    "content that is a list": (
+        b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": [1]}}]}'
+    ),
 }
 
 
