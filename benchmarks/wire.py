@@ -90,7 +90,8 @@ def _responses() -> tuple[bytes, bytes]:
         {"type": "response.created", "response": response("in_progress", [], None)},
         {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}},
     ]
-    delta = {"type": "response.output_text.delta", **where, "delta": _WORD, "logprobs": []}
+    delta: dict[str, Any] = {"type": "response.output_text.delta", **where, "delta": _WORD}
+    delta |= {"logprobs": []}  # as the API sends it (the SDK's type requires it)
     events += [delta] * CHUNKS
     done: dict[str, Any] = {**item, "content": [text]}
     events += [
