@@ -17,6 +17,7 @@ from benchmarks.scenarios import (
     stream_run,
     tool_rounds,
 )
+from benchmarks.workflows import fan10k_run, fan100_run, seq3_run
 
 
 def main() -> None:
@@ -70,6 +71,9 @@ def _kernel_table(quick: bool) -> None:
         chat_stream_run(iterations, repeats),
         concurrent_runs(runs, repeats),
         import_time(3 if quick else 7),
+        seq3_run(iterations, repeats),
+        fan100_run(iterations // 20, repeats),
+        fan10k_run(),
     ]
     width = max(len(r.name) for r in results)
     print(
