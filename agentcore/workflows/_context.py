@@ -11,7 +11,7 @@ state of the wrong type, an undeclared shared key.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from collections.abc import Mapping as _Mapping
 from typing import Any, Generic, Protocol, cast
 
@@ -135,6 +135,7 @@ class WorkflowContext(Generic[SendT, YieldT]):
     __slots__ = (
         "_events",
         "_handler",
+        "_live",
         "_node",
         "_outputs",
         "_requests",
@@ -167,8 +168,10 @@ class WorkflowContext(Generic[SendT, YieldT]):
         streaming: bool = False,
         request_id: str | None = None,
         request_context: Any = None,
+        live: Callable[[ExecutorEvent], Awaitable[None]] | None = None,
     ) -> None:
         self._node = node
+        self._live = live
         self._handler = handler
         self.executor_id: str = node.id
         self.run_id: str = run_id
@@ -229,8 +232,12 @@ class WorkflowContext(Generic[SendT, YieldT]):
         self._outputs.append(value)
 
     async def emit(self, data: Any, *, name: str = "custom") -> None:
-        """Stage an :class:`ExecutorEvent` (source ``"executor"``)."""
-        self._events.append(ExecutorEvent(self.executor_id, name, data))
+        """Stage an :class:`ExecutorEvent` (source ``"executor"``); under ``open_run``
+        it also reaches the consumer at once."""
+        event = ExecutorEvent(self.executor_id, name, data)
+        self._events.append(event)
+        if self._live is not None:
+            await self._live(event)
 
     # -- requests ------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
@@ -21,7 +21,7 @@ import attrs
 from agentcore._concurrency import gather_in_order
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
 from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
-from agentcore.workflows._context import _DELETED, WorkflowContext
+from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
     DeliveryRecord,
@@ -46,8 +46,9 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import Graph, Node
+from agentcore.workflows._replay import finished_of, replayed_context
 from agentcore.workflows._result import WorkflowRunResult
-from agentcore.workflows._state import Buffered, Envelope, Finished, PendingEntry, RunState
+from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import (
     ExecutorFailedError,
@@ -94,6 +95,7 @@ class Runner:
         "graph",
         "intermediate",
         "keep_events",
+        "live",
         "max_concurrency",
         "max_supersteps",
         "outputs",
@@ -137,6 +139,8 @@ class Runner:
         """The current superstep's contexts (``None`` slots: not finished), so a failed
         or cancelled checkpoint can keep what finished as pending writes."""
         self._replayed: set[int] = set()
+        self.live: Callable[[ExecutorEvent], Awaitable[None]] | None = None
+        """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
             hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
         ]
@@ -296,7 +300,7 @@ class Runner:
             inbox = state.inbox
             for ctx in done:
                 if ctx is not None:
-                    finished[ctx.ordinal] = _finished(ctx, inbox[ctx.ordinal].key)
+                    finished[ctx.ordinal] = finished_of(ctx, inbox[ctx.ordinal].key)
             frozen = attrs.evolve(frozen, finished=finished)
         graph = self.graph
         checkpoint = WorkflowCheckpoint(
@@ -402,7 +406,19 @@ class Runner:
         if finished:
             done = finished.get(ordinal)
             if done is not None and done.executor_id == node.id and done.key == env.key:
-                return self._replay(node, handler, env, done, ordinal, superstep, state)
+                self._replayed.add(ordinal)
+                return replayed_context(
+                    node,
+                    handler,
+                    env,
+                    done,
+                    run_id=self.state.run_id,
+                    superstep=superstep,
+                    ordinal=ordinal,
+                    state=state,
+                    shared=self.state.shared,
+                    streaming=self.streaming,
+                )
         retry = node.retry
         attempt = 1
         while True:
@@ -418,6 +434,7 @@ class Runner:
                 streaming=self.streaming,
                 request_id=None if entry is None else entry.request.id,
                 request_context=None if entry is None else entry.context,
+                live=self.live,
             )
             try:
                 if node.timeout is None:
@@ -433,43 +450,6 @@ class Runner:
                     raise Failed(node, ordinal, exc) from exc
                 await anyio.sleep(retry.delay(attempt, exc))
                 attempt += 1
-
-    def _replay(
-        self,
-        node: Node,
-        handler: Any,
-        env: Envelope,
-        done: Finished,
-        ordinal: int,
-        superstep: int,
-        state: Any,
-    ) -> WorkflowContext[Any, Any]:
-        """A context holding ``done``'s saved effects, without calling the handler."""
-        entry = env.request
-        ctx: WorkflowContext[Any, Any] = WorkflowContext(
-            node,
-            handler,
-            run_id=self.state.run_id,
-            superstep=superstep,
-            ordinal=ordinal,
-            sources=env.sources,
-            state=done.state if done.state_set else state,
-            shared=self.state.shared,
-            streaming=self.streaming,
-            request_id=None if entry is None else entry.request.id,
-            request_context=None if entry is None else entry.context,
-        )
-        ctx._state_set = done.state_set
-        ctx._sends.extend(done.sends)
-        ctx._outputs.extend(done.outputs)
-        ctx._requests.extend(done.requests)
-        ctx._events.extend(ExecutorEvent(node.id, name, data) for name, data in done.events)
-        if done.shared or done.deleted:
-            writes = ctx.shared._writes
-            writes.update(done.shared)
-            writes.update(dict.fromkeys(done.deleted, _DELETED))
-        self._replayed.add(ordinal)
-        return ctx
 
     @staticmethod
     async def _call(handler: Any, env: Envelope, ctx: WorkflowContext[Any, Any]) -> Any:
@@ -638,20 +618,3 @@ class Runner:
         if mode == "error":
             raise Failed(node, ordinal, WorkflowTypeError(text))
         events.append(WorkflowWarning(text, node.id))
-
-
-def _finished(ctx: WorkflowContext[Any, Any], key: tuple[int, int, int]) -> Finished:
-    """The pending write of a finished invocation."""
-    writes: dict[str, Any] = {} if ctx._shared is None else ctx._shared._writes
-    return Finished(
-        ctx.executor_id,
-        key,
-        tuple(ctx._sends),
-        tuple(ctx._outputs),
-        tuple(ctx._requests),
-        ctx._state if ctx._state_set else None,
-        ctx._state_set,
-        {k: v for k, v in writes.items() if v is not _DELETED},
-        tuple(k for k, v in writes.items() if v is _DELETED),
-        tuple((e.name, e.data) for e in ctx._events),
-    )

@@ -18,20 +18,21 @@ Anything else raises ``TypeError`` before work starts.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
-import anyio
 from typing_extensions import TypeVar
 
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
 from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
+from agentcore.workflows._drive import drive, final_of, stream_source
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
-from agentcore.workflows._runner import RunFailure, Runner
+from agentcore.workflows._runner import Runner
 from agentcore.workflows._state import Envelope, FrozenState, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownRequestError
@@ -162,6 +163,79 @@ class Workflow(Generic[InT, OutT]):
         refuses bad arguments (``TypeError``, ``UnknownRequestError``,
         ``RunStateError``) at once, before anything runs.
         """
+        setup = self._setup(
+            message,
+            stream=stream,
+            run_id=run_id,
+            responses=responses,
+            checkpoint=checkpoint,
+            checkpoints=checkpoints,
+            cancel_pending=cancel_pending,
+            max_supersteps=max_supersteps,
+            max_concurrency=max_concurrency,
+            verbose_events=verbose_events,
+            keep_events=keep_events,
+        )
+        holder: list[Runner] = []
+        if stream:
+            return ResponseStream(
+                stream_source(setup, holder), finalizer=lambda _: final_of(holder)
+            )
+        return drive(setup)
+
+    def open_run(
+        self,
+        message: InT | None = None,
+        *,
+        run_id: str | None = None,
+        responses: Sequence[WorkflowResponse[Any]] | None = None,
+        checkpoint: WorkflowCheckpoint | str | None = None,
+        checkpoints: CheckpointStore | None = None,
+        cancel_pending: bool = False,
+        max_supersteps: int | None = None,
+        max_concurrency: int | None = None,
+        verbose_events: bool = False,
+    ) -> AbstractAsyncContextManager[ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]]:
+        """``async with workflow.open_run(msg) as stream:`` the same stream as
+        ``run(stream=True)`` (same arguments), but the run is a task of the context
+        manager, so what handlers ``ctx.emit`` reaches the consumer at once, concurrent
+        invocations included (interleaved); framework events still come at the barriers.
+        Leaving the block before the stream ends cancels the run (a store keeps it
+        resumable). Bad arguments raise at the call; a stored run that cannot be found
+        ends the stream with ``RunStateError``."""
+        from agentcore.workflows._drive import open_live
+
+        return open_live(
+            self._setup(
+                message,
+                stream=True,
+                run_id=run_id,
+                responses=responses,
+                checkpoint=checkpoint,
+                checkpoints=checkpoints,
+                cancel_pending=cancel_pending,
+                max_supersteps=max_supersteps,
+                max_concurrency=max_concurrency,
+                verbose_events=verbose_events,
+                keep_events=True,
+            )
+        )
+
+    def _setup(
+        self,
+        message: Any,
+        *,
+        stream: bool,
+        run_id: str | None,
+        responses: Sequence[WorkflowResponse[Any]] | None,
+        checkpoint: WorkflowCheckpoint | str | None,
+        checkpoints: CheckpointStore | None,
+        cancel_pending: bool,
+        max_supersteps: int | None,
+        max_concurrency: int | None,
+        verbose_events: bool,
+        keep_events: bool,
+    ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
@@ -192,10 +266,7 @@ class Workflow(Generic[InT, OutT]):
             )
         else:
             setup = prepare(checkpoint)
-        holder: list[Runner] = []
-        if stream:
-            return ResponseStream(_stream_source(setup, holder), finalizer=lambda _: _final(holder))
-        return _drive(setup)
+        return setup
 
     async def _load_and_prepare(
         self,
@@ -465,58 +536,3 @@ def _state_of(checkpoint: WorkflowCheckpoint) -> FrozenState:
             "workflow.restore(saved_json)"
         )
     return checkpoint.state
-
-
-async def _step(runner: Runner) -> None:
-    """One superstep; a failure saves the failed checkpoint, a cancellation a
-    cancelled one (both shielded), so the run stays resumable from the store."""
-    try:
-        await runner.step()
-    except RunFailure as failure:
-        await runner.save(failure.checkpoint)
-        raise
-    except anyio.get_cancelled_exc_class():
-        if runner.store is not None:
-            await runner.save(runner.checkpoint("cancelled"))
-        raise
-
-
-async def _drive(setup: Runner | Awaitable[Runner]) -> WorkflowRunResult[Any]:
-    runner = setup if isinstance(setup, Runner) else await setup
-    try:
-        while runner.has_work:
-            await _step(runner)
-    except RunFailure as failure:
-        raise failure.error from failure.error.__cause__
-    return await runner.finish()
-
-
-async def _stream_source(
-    setup: Runner | Awaitable[Runner], holder: list[Runner]
-) -> AsyncIterator[WorkflowEvent]:
-    runner = setup if isinstance(setup, Runner) else await setup
-    holder.append(runner)
-    events = runner.events
-    sent = 0
-    while True:
-        while sent < len(events):
-            yield events[sent]
-            sent += 1
-        if not runner.has_work:
-            break
-        try:
-            await _step(runner)
-        except RunFailure as failure:
-            for event in failure.events:
-                yield event
-            raise failure.error from failure.error.__cause__
-    await runner.finish()
-    while sent < len(events):
-        yield events[sent]
-        sent += 1
-
-
-def _final(holder: list[Runner]) -> WorkflowRunResult[Any]:
-    if not holder or holder[0].result is None:
-        raise RunStateError("the workflow stream was closed before the run finished")
-    return holder[0].result

@@ -1,0 +1,150 @@
+"""Driving a run: superstep after superstep, to a result, to a stream, or (under
+``open_run``) as a task that delivers events to a memory channel as they happen."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+from agentcore._streams.stream import ResponseStream
+from agentcore.errors import RunStateError
+from agentcore.workflows._events import ExecutorEvent, WorkflowEvent
+from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._runner import RunFailure, Runner
+
+__all__ = ["drive", "final_of", "open_live", "step_once", "stream_source"]
+
+LIVE_BUFFER = 256
+"""Events an ``open_run`` channel holds before a slow consumer slows the run."""
+
+
+async def step_once(runner: Runner) -> None:
+    """One superstep; a failure saves the failed checkpoint, a cancellation a
+    cancelled one (both shielded), so the run stays resumable from the store."""
+    try:
+        await runner.step()
+    except RunFailure as failure:
+        await runner.save(failure.checkpoint)
+        raise
+    except anyio.get_cancelled_exc_class():
+        if runner.store is not None:
+            await runner.save(runner.checkpoint("cancelled"))
+        raise
+
+
+async def drive(setup: Runner | Awaitable[Runner]) -> WorkflowRunResult[Any]:
+    runner = setup if isinstance(setup, Runner) else await setup
+    try:
+        while runner.has_work:
+            await step_once(runner)
+    except RunFailure as failure:
+        raise failure.error from failure.error.__cause__
+    return await runner.finish()
+
+
+async def stream_source(
+    setup: Runner | Awaitable[Runner], holder: list[Runner]
+) -> AsyncIterator[WorkflowEvent]:
+    runner = setup if isinstance(setup, Runner) else await setup
+    holder.append(runner)
+    events = runner.events
+    sent = 0
+    while True:
+        while sent < len(events):
+            yield events[sent]
+            sent += 1
+        if not runner.has_work:
+            break
+        try:
+            await step_once(runner)
+        except RunFailure as failure:
+            for event in failure.events:
+                yield event
+            raise failure.error from failure.error.__cause__
+    await runner.finish()
+    while sent < len(events):
+        yield events[sent]
+        sent += 1
+
+
+def final_of(holder: list[Runner]) -> WorkflowRunResult[Any]:
+    if not holder or holder[0].result is None:
+        raise RunStateError("the workflow stream was closed before the run finished")
+    return holder[0].result
+
+
+@asynccontextmanager
+async def open_live(
+    setup: Runner | Awaitable[Runner],
+) -> AsyncGenerator[ResponseStream[WorkflowEvent, WorkflowRunResult[Any]], None]:
+    """The stream of a run driven by a task of this context manager: emitted events go
+    to the channel at once; the rest at each barrier; a failure ends the stream with
+    the run's error."""
+    send, receive = anyio.create_memory_object_stream[WorkflowEvent](LIVE_BUFFER)
+    holder: list[Runner] = []
+    failure: list[BaseException] = []
+
+    async def run() -> None:
+        async with send:
+            try:
+                runner = setup if isinstance(setup, Runner) else await setup
+            except Exception as exc:  # a run that cannot start (no such stored run, ...)
+                failure.append(exc)
+                return
+            holder.append(runner)
+            sent_live: set[int] = set()
+
+            async def live(event: ExecutorEvent) -> None:
+                sent_live.add(id(event))
+                await send.send(event)
+
+            runner.live = live
+            events = runner.events
+            done = 0
+
+            async def flush() -> None:
+                nonlocal done
+                while done < len(events):
+                    event = events[done]
+                    done += 1
+                    if id(event) not in sent_live:
+                        await send.send(event)
+
+            try:
+                while True:
+                    await flush()
+                    if not runner.has_work:
+                        break
+                    await step_once(runner)
+                await runner.finish()
+                await flush()
+            except RunFailure as exc:
+                await flush()
+                for event in exc.events:
+                    await send.send(event)
+                failure.append(exc.error)
+
+    async def read() -> AsyncIterator[WorkflowEvent]:
+        async with receive:
+            async for event in receive:
+                yield event
+        if failure:
+            raise failure[0]
+
+    raised: Exception | None = None
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run)
+        stream = ResponseStream(read(), finalizer=lambda _: final_of(holder))
+        try:
+            yield stream
+        except Exception as exc:  # the consumer's error (or the run's, read from the
+            raised = exc  # stream) leaves unwrapped, after the run task is cancelled
+        finally:
+            tg.cancel_scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()  # a consumer that broke off left the reader open
+    if raised is not None:
+        raise raised

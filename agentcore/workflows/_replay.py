@@ -1,0 +1,71 @@
+"""Pending writes: what a finished invocation staged, kept when its superstep fails or
+is cancelled, and turned back into a context on resume instead of running the handler
+again (design §6, "pending writes")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agentcore.workflows._context import _DELETED, HandlerSpec, Node, WorkflowContext
+from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._state import Envelope, Finished, Key
+
+__all__ = ["finished_of", "replayed_context"]
+
+
+def finished_of(ctx: WorkflowContext[Any, Any], key: Key) -> Finished:
+    """The pending write of a finished invocation (``key``: its message's key)."""
+    writes: dict[str, Any] = {} if ctx._shared is None else ctx._shared._writes
+    return Finished(
+        ctx.executor_id,
+        key,
+        tuple(ctx._sends),
+        tuple(ctx._outputs),
+        tuple(ctx._requests),
+        ctx._state if ctx._state_set else None,
+        ctx._state_set,
+        {k: v for k, v in writes.items() if v is not _DELETED},
+        tuple(k for k, v in writes.items() if v is _DELETED),
+        tuple((e.name, e.data) for e in ctx._events),
+    )
+
+
+def replayed_context(
+    node: Node,
+    handler: HandlerSpec,
+    env: Envelope,
+    done: Finished,
+    *,
+    run_id: str,
+    superstep: int,
+    ordinal: int,
+    state: Any,
+    shared: Mapping[str, Any],
+    streaming: bool,
+) -> WorkflowContext[Any, Any]:
+    """A context holding ``done``'s staged effects, as if the handler had just run."""
+    entry = env.request
+    ctx: WorkflowContext[Any, Any] = WorkflowContext(
+        node,
+        handler,
+        run_id=run_id,
+        superstep=superstep,
+        ordinal=ordinal,
+        sources=env.sources,
+        state=done.state if done.state_set else state,
+        shared=shared,
+        streaming=streaming,
+        request_id=None if entry is None else entry.request.id,
+        request_context=None if entry is None else entry.context,
+    )
+    ctx._state_set = done.state_set
+    ctx._sends.extend(done.sends)
+    ctx._outputs.extend(done.outputs)
+    ctx._requests.extend(done.requests)
+    ctx._events.extend(ExecutorEvent(node.id, name, data) for name, data in done.events)
+    if done.shared or done.deleted:
+        writes = ctx.shared._writes
+        writes.update(done.shared)
+        writes.update(dict.fromkeys(done.deleted, _DELETED))
+    return ctx
