@@ -27,8 +27,10 @@ from agentcore._loop_config import (
     DEFAULT_CONFIGURATION,
     NO_NAMES,
     FunctionInvocationConfiguration,
+    as_configuration,
     declared_only_names,
 )
+from agentcore._loop_fallback import final_answer, final_answer_updates
 from agentcore._loop_pause import attach_requests, pause_for_input, resume
 from agentcore._messages import Message
 from agentcore._model_calls import call_model, open_model_stream
@@ -281,7 +283,9 @@ class ToolLoop:
                 "agent middleware cannot run inside a ToolLoop; give it to an Agent instead"
             )
         self.client = client
-        self.config = config or DEFAULT_CONFIGURATION
+        self.config = (
+            DEFAULT_CONFIGURATION if config is None else as_configuration(config, "config")
+        )
         self.pipelines = pipelines
 
     @overload
@@ -413,13 +417,21 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
         if state.stream:
             stream = await open_model_stream(state, call_options)
             async with stream:
-                yield Delegate(stream)
-                response = await stream.get_final_response()
+                if final_call:
+                    kept: list[ChatResponseUpdate] = []
+                    async for update in final_answer_updates(stream, kept):
+                        yield update
+                    response = ChatResponse.from_updates(kept)
+                else:
+                    yield Delegate(stream)
+                    response = await stream.get_final_response()
         elif plain_calls:
             # No chat middleware, no observers: await the client directly.
             response = await state.client.get_response(state.transcript, options=call_options)
         else:
             response = await call_model(state, call_options)
+        if final_call and not state.stream:
+            response = final_answer(response)
         iterations += 1
         state.responses.append(response)
         state.transcript.extend(response.messages)

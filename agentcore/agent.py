@@ -24,7 +24,11 @@ from agentcore._agent_run import (
 from agentcore._agent_stream import open_run_stream, run_streaming
 from agentcore._contexts import AgentContext
 from agentcore._input import normalize_input
-from agentcore._loop_config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
+from agentcore._loop_config import (
+    DEFAULT_CONFIGURATION,
+    FunctionInvocationConfiguration,
+    as_configuration,
+)
 from agentcore._observing import ObserverSet
 from agentcore._options import ChatOptions, merge_options
 from agentcore._responses import AgentResponse, AgentResponseUpdate, agent_updates
@@ -93,7 +97,9 @@ class Agent:
         self.default_options: dict[str, Any] = merge_options(default_options)
         self.context_providers = tuple(context_providers)
         self.history = history
-        self.tool_loop = tool_loop or DEFAULT_CONFIGURATION
+        self.tool_loop = (
+            DEFAULT_CONFIGURATION if tool_loop is None else as_configuration(tool_loop, "tool_loop")
+        )
         self.middleware = tuple(middleware)
         self._pipelines = Pipelines.build(self.middleware)
         self._pipeline_cache = PipelineCache()
@@ -216,7 +222,7 @@ class Agent:
         pipelines = (
             self._pipeline_cache.get(self._pipelines, middleware) if middleware else self._pipelines
         )
-        config = tool_loop or self.tool_loop
+        config = self.tool_loop if tool_loop is None else as_configuration(tool_loop, "tool_loop")
         support = self._support
         if stream:
             if not pipelines.agent and not support.observers:
