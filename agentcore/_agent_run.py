@@ -17,6 +17,7 @@ from agentcore._contents import TextContent
 from agentcore._contexts import AgentContext
 from agentcore._history import history_view
 from agentcore._input import split_decisions
+from agentcore._input_checks import checked_input
 from agentcore._loop_config import FunctionInvocationConfiguration
 from agentcore._messages import Message
 from agentcore._observing import ObserverSet
@@ -141,6 +142,13 @@ async def prepare(
     store: Any = agent.history
     if store is not None and session is not None and not session.service_conversation_id:
         history = list(await store.load(session.session_id))
+    pending = None if session is None else load_pause(session)
+    context.messages = checked_input(
+        history,
+        context.messages,
+        service_history=session is not None and bool(session.service_conversation_id),
+        paused=pending is not None,
+    )
     providers = agent.context_providers
     # Messages a context provider adds are context for this run, not conversation:
     # sent, never stored. The input is kept alive so its ids stay unique.
@@ -149,7 +157,6 @@ async def prepare(
         before = getattr(provider, "before_run", None)
         if before is not None:
             await before(context)
-    pending = None if session is None else load_pause(session)
     input_messages, decisions = split_decisions(context.messages)
     stored = input_messages
     if original is not None:
