@@ -17,7 +17,7 @@ from agentcore._contents import TextContent
 from agentcore._contexts import AgentContext
 from agentcore._history import history_view
 from agentcore._input import split_decisions
-from agentcore._input_checks import checked_input
+from agentcore._input_checks import checked_input, live_pause
 from agentcore._loop_config import FunctionInvocationConfiguration
 from agentcore._messages import Message
 from agentcore._observing import ObserverSet
@@ -142,7 +142,9 @@ async def prepare(
     store: Any = agent.history
     if store is not None and session is not None and not session.service_conversation_id:
         history = list(await store.load(session.session_id))
-    pending = None if session is None else load_pause(session)
+    pending = (
+        None if session is None else live_pause(history, load_pause(session), context.messages)
+    )
     context.messages = checked_input(
         history,
         context.messages,

@@ -11,12 +11,52 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentcore._contents import FunctionCallContent, FunctionResultContent
+from agentcore._contents import (
+    FunctionApprovalResponseContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    UserInputResponseContent,
+)
 from agentcore._history_repair import repair_history
 from agentcore._messages import Message
+from agentcore._sessions import PausedRun
 from agentcore.errors import RunStateError
 
-__all__ = ["checked_input"]
+__all__ = ["checked_input", "live_pause"]
+
+
+def live_pause(
+    history: Sequence[Message], pending: PausedRun | None, messages: Sequence[Message]
+) -> PausedRun | None:
+    """The session's paused run, unless the stored history already answers its calls.
+
+    That happens with a copy of a session saved before the pause was resumed or
+    moved past: the decision was spent. Answering such a pause again raises
+    :class:`~agentcore.errors.RunStateError` (the call must not run twice); any
+    other input goes on from the stored history, the stale pause dropped.
+    """
+    if pending is None or not history:
+        return pending
+    ids = {c.call_id for c in pending.calls}
+    if not any(
+        isinstance(c, FunctionResultContent) and c.call_id in ids
+        for m in history
+        if m.role == "tool"
+        for c in m.contents
+    ):
+        return pending
+    if any(
+        isinstance(c, (FunctionApprovalResponseContent, UserInputResponseContent))
+        for m in messages
+        for c in m.contents
+    ):
+        raise RunStateError(
+            "this pause was already answered: the session's stored history holds the "
+            "results of its calls (this session object is an older copy, saved before "
+            "the pause was resumed or moved past). Load the current session; a new "
+            "message with this one goes on from the stored history"
+        )
+    return None
 
 
 def checked_input(

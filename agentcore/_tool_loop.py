@@ -40,7 +40,7 @@ from agentcore._run import RunContext
 from agentcore._sessions import PausedRun, PendingRequest
 from agentcore._stream import ResponseStream
 from agentcore._stream_parts import Delegate
-from agentcore._tool_calls import Outcome, answer_text, run_batch
+from agentcore._tool_calls import Outcome, answer_text, refuse_unknown_calls, run_batch
 from agentcore._usage import Usage
 from agentcore.middleware import Pipelines
 from agentcore.tools import normalize_tools
@@ -463,6 +463,8 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
             else None
         )
         if waiting:
+            # Raised now, not on resume: a pause holding such a call could never end.
+            refuse_unknown_calls(state, calls)
             approvals = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
             state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
             attach_requests(state, approvals)
