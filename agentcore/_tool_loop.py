@@ -31,6 +31,7 @@ from agentcore._loop_config import (
     declared_only_names,
 )
 from agentcore._loop_fallback import final_answer, final_answer_updates
+from agentcore._loop_input import paused_in_messages
 from agentcore._loop_pause import attach_requests, pause_for_input, resume
 from agentcore._messages import Message
 from agentcore._model_calls import call_model, open_model_stream
@@ -316,14 +317,18 @@ class ToolLoop:
         opts = dict(options or {})
         if opts.get("tools"):
             opts["tools"] = normalize_tools(opts["tools"])
+        transcript, pending, decisions = paused_in_messages(messages)
         state = LoopState(
             client=self.client,
-            messages=messages,
+            messages=transcript,
             options=opts,
             stream=stream,
             run=RunContext(),
             pipelines=self.pipelines,
             config=self.config,
+            pending=pending,
+            decisions=decisions,
+            decline_pending=pending is not None and not decisions,
         )
         if stream:
             return open_stream(state)
