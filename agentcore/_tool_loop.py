@@ -43,7 +43,7 @@ from agentcore._stream import ResponseStream
 from agentcore._stream_parts import Delegate
 from agentcore._tool_calls import Outcome, answer_text, refuse_unknown_calls, run_batch
 from agentcore._usage import Usage
-from agentcore.middleware import Pipelines
+from agentcore.middleware import Pipelines, middleware_list
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
@@ -278,7 +278,7 @@ class ToolLoop:
             raise TypeError(
                 f"ToolLoop needs a chat client with a get_response method, got {client!r}"
             )
-        pipelines = Pipelines.build(middleware)
+        pipelines = Pipelines.build(middleware_list(middleware, "middleware"))
         if pipelines.agent:
             raise TypeError(
                 "agent middleware cannot run inside a ToolLoop; give it to an Agent instead"

@@ -36,7 +36,7 @@ from agentcore._run import RunContext
 from agentcore._session_turns import SessionTurns
 from agentcore._sessions import AgentSession, saved_locals
 from agentcore._stream import ResponseStream
-from agentcore.middleware import PipelineCache, Pipelines, run_pipeline
+from agentcore.middleware import PipelineCache, Pipelines, middleware_list, run_pipeline
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.tools import normalize_tools
 
@@ -92,20 +92,40 @@ class Agent:
         self.instructions = instructions
         self._name = name
         self._description = description
-        self.tools = tuple(normalize_tools(tools))
-        check_unique_names(self.tools, "the agent's tools")
+        self.tools = tools
         self.default_options: dict[str, Any] = merge_options(default_options)
         self.context_providers = tuple(context_providers)
         self.history = history
         self.tool_loop = (
             DEFAULT_CONFIGURATION if tool_loop is None else as_configuration(tool_loop, "tool_loop")
         )
-        self.middleware = tuple(middleware)
-        self._pipelines = Pipelines.build(self.middleware)
-        self._pipeline_cache = PipelineCache()
+        self.middleware = middleware
         # Shared by every run: observers, the turn queue of sessions, and the
         # conversion of streamed chat updates into this agent's updates.
         self._support = RunSupport(ObserverSet(observers), SessionTurns(), agent_updates(name))
+
+    @property
+    def tools(self) -> tuple[Any, ...]:
+        """The agent's tools. Assigning a new sequence checks it and applies to later runs."""
+        return self._tools
+
+    @tools.setter
+    def tools(self, tools: Sequence[Any]) -> None:
+        normalized = tuple(normalize_tools(tools))
+        check_unique_names(normalized, "the agent's tools")
+        self._tools = normalized
+
+    @property
+    def middleware(self) -> tuple[object, ...]:
+        """The agent's middleware. Assigning a new list checks it and applies to later runs."""
+        return self._middleware
+
+    @middleware.setter
+    def middleware(self, middleware: Sequence[object]) -> None:
+        items = middleware_list(middleware, "middleware")
+        self._pipelines = Pipelines.build(items)
+        self._pipeline_cache = PipelineCache()
+        self._middleware = items
 
     @property
     def name(self) -> str | None:
