@@ -13,6 +13,7 @@ from agentcore._contexts import ChatContext
 from agentcore._messages import Message
 from agentcore._responses import ChatResponse, ChatResponseUpdate
 from agentcore._stream import ResponseStream
+from agentcore._stream_errors import raise_reported_error, raising_reported_errors
 from agentcore._tool_calls import answer_text
 from agentcore.middleware import MiddlewareTermination, run_pipeline
 
@@ -95,14 +96,16 @@ async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[
 
 
 async def _final_chat_call(context: ChatContext) -> None:
+    # An error the service reports inside its response is raised here, inside the
+    # chat middleware, so that retry middleware can see it.
     if context.stream:
-        context.result = context.client.get_response(
-            context.messages, options=context.options, stream=True
+        context.result = raising_reported_errors(
+            context.client.get_response(context.messages, options=context.options, stream=True)
         )
     else:
-        context.result = await context.client.get_response(
-            context.messages, options=context.options
-        )
+        response = await context.client.get_response(context.messages, options=context.options)
+        raise_reported_error(response)
+        context.result = response
 
 
 async def open_model_stream(

@@ -40,6 +40,7 @@ from agentcore._responses import ChatResponse, ChatResponseUpdate, FinishReason
 from agentcore._run import RunContext
 from agentcore._sessions import PausedRun, PendingRequest
 from agentcore._stream import ResponseStream
+from agentcore._stream_errors import raise_reported_error
 from agentcore._stream_parts import Delegate
 from agentcore._tool_calls import Outcome, answer_text, refuse_unknown_calls, run_batch
 from agentcore._usage import Usage
@@ -435,6 +436,8 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
             response = await state.client.get_response(state.transcript, options=call_options)
         else:
             response = await call_model(state, call_options)
+        if response.finish_reason == "error":
+            raise_reported_error(response)  # a failed call, never an answer
         if final_call and not state.stream:
             response = final_answer(response)
         iterations += 1
