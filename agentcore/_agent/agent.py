@@ -1,0 +1,350 @@
+"""The Agent: a chat client, tools, middleware and history composed into runs.
+
+An :class:`Agent` holds configuration only; every run gets its own contexts, so
+one instance serves any number of concurrent runs. The request flows inward:
+agent middleware, then the run core (history, context providers, options), then
+the tool loop, whose model calls pass through chat middleware and whose tool
+calls pass through function middleware.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from typing_extensions import TypeVar
+
+from agentcore._agent.input import normalize_input
+from agentcore._agent.run import (
+    RunSupport,
+    check_unique_names,
+    final_result,
+    on_agent_termination,
+    run_core,
+)
+from agentcore._agent.stream import open_run_stream, run_streaming
+from agentcore._loop.config import (
+    DEFAULT_CONFIGURATION,
+    FunctionInvocationConfiguration,
+    as_configuration,
+)
+from agentcore._observing import ObserverSet
+from agentcore._run_context import RunContext
+from agentcore._sessions.session import AgentSession, saved_locals
+from agentcore._sessions.turns import SessionTurns
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.options import ChatOptions, merge_options
+from agentcore._types.responses import AgentResponse, AgentResponseUpdate, agent_updates
+from agentcore.middleware._contexts import AgentContext
+from agentcore.middleware._pipeline import (
+    PipelineCache,
+    Pipelines,
+    middleware_list,
+    run_pipeline,
+)
+from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
+from agentcore.tools import normalize_tools
+
+if TYPE_CHECKING:
+    from agentcore.structured import JsonSchemaOptions
+    from agentcore.tools import FunctionTool
+
+__all__ = ["Agent"]
+
+ResponseT = TypeVar("ResponseT", default=None)
+
+
+class Agent:
+    """An LLM agent: a chat client plus instructions, tools, middleware and history.
+
+    ``run(...)`` returns an awaitable :class:`AgentResponse`, or with
+    ``stream=True`` a :class:`ResponseStream` of :class:`AgentResponseUpdate`.
+    Middleware given here runs outside middleware given to ``run``. With a
+    ``history`` store, runs that share a session see each other's messages;
+    concurrent runs on one session are serialized (the second waits for the first).
+    """
+
+    def __init__(
+        self,
+        client: SupportsGetResponse[Any],
+        instructions: str | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        tools: Sequence[Any] = (),
+        middleware: Sequence[object] = (),
+        default_options: Mapping[str, Any] | None = None,
+        context_providers: Sequence[ContextProvider] = (),
+        history: HistoryStore | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+        observers: Sequence[object] = (),
+    ) -> None:
+        if not isinstance(client, SupportsGetResponse):
+            raise TypeError(
+                f"Agent needs a chat client with a get_response(messages, *, options, stream) "
+                f"method, got {client!r}"
+            )
+        if instructions is not None and not isinstance(instructions, str):
+            raise TypeError(f"instructions must be a str, got {type(instructions).__name__}")
+        for provider in context_providers:
+            if not (hasattr(provider, "before_run") or hasattr(provider, "after_run")):
+                raise TypeError(
+                    f"{provider!r} is not a context provider: it needs before_run and/or after_run"
+                )
+        if history is not None and not (hasattr(history, "load") and hasattr(history, "append")):
+            raise TypeError(f"{history!r} is not a history store: it needs load() and append()")
+        self.client = client
+        self.instructions = instructions
+        self._name = name
+        self._description = description
+        self.tools = tools
+        self.default_options: dict[str, Any] = merge_options(default_options)
+        self.context_providers = tuple(context_providers)
+        self.history = history
+        self.tool_loop = (
+            DEFAULT_CONFIGURATION if tool_loop is None else as_configuration(tool_loop, "tool_loop")
+        )
+        self.middleware = middleware
+        # Shared by every run: observers, the turn queue of sessions, and the
+        # conversion of streamed chat updates into this agent's updates.
+        self._support = RunSupport(ObserverSet(observers), SessionTurns(), agent_updates(name))
+
+    @property
+    def tools(self) -> tuple[Any, ...]:
+        """The agent's tools. Assigning a new sequence checks it and applies to later runs."""
+        return self._tools
+
+    @tools.setter
+    def tools(self, tools: Sequence[Any]) -> None:
+        normalized = tuple(normalize_tools(tools))
+        check_unique_names(normalized, "the agent's tools")
+        self._tools = normalized
+
+    @property
+    def middleware(self) -> tuple[object, ...]:
+        """The agent's middleware. Assigning a new list checks it and applies to later runs."""
+        return self._middleware
+
+    @middleware.setter
+    def middleware(self, middleware: Sequence[object]) -> None:
+        items = middleware_list(middleware, "middleware")
+        self._pipelines = Pipelines.build(items)
+        self._pipeline_cache = PipelineCache()
+        self._middleware = items
+
+    @property
+    def name(self) -> str | None:
+        """The agent's name (used for attribution and as a tool name)."""
+        return self._name
+
+    @property
+    def description(self) -> str | None:
+        """What the agent does (used when it is a tool of another agent)."""
+        return self._description
+
+    def create_session(self, *, session_id: str | None = None) -> AgentSession:
+        """A new session for a conversation with this agent."""
+        return AgentSession() if session_id is None else AgentSession(session_id=session_id)
+
+    # A JSON-schema response_format gives decoded JSON (Any), a type T gives T, and
+    # no response_format gives None. Schema overloads first: a type is no Mapping.
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[False] = False,
+        options: JsonSchemaOptions,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> Awaitable[AgentResponse[Any]]: ...
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[False] = False,
+        options: ChatOptions[ResponseT] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> Awaitable[AgentResponse[ResponseT]]: ...
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[True],
+        options: JsonSchemaOptions,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[True],
+        options: ChatOptions[ResponseT] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]: ...
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: bool,
+        options: JsonSchemaOptions,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> (
+        Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]
+    ): ...
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: bool,
+        options: ChatOptions[ResponseT] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> (
+        Awaitable[AgentResponse[ResponseT]]
+        | ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]
+    ): ...
+
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: bool = False,
+        options: Mapping[str, Any] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+    ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+        """Run one turn of the conversation (see the class docstring)."""
+        context = self._context(messages, session, stream, options, tools)
+        pipelines = (
+            self._pipeline_cache.get(self._pipelines, middleware) if middleware else self._pipelines
+        )
+        config = self.tool_loop if tool_loop is None else as_configuration(tool_loop, "tool_loop")
+        support = self._support
+        if stream:
+            if not pipelines.agent and not support.observers:
+                # Nothing runs before the stream opens: the run's stream is the result.
+                return open_run_stream(self, support, context, pipelines, config)
+            return ResponseStream.from_awaitable(
+                run_streaming(self, support, context, pipelines, config)
+            )
+        if pipelines.agent or support.observers:
+            return self._run(context, pipelines, config)
+        # Nothing to wrap the run in: the core is the whole run (one coroutine less).
+        return run_core(self, support, context, pipelines, config)
+
+    def _context(
+        self,
+        messages: Any,
+        session: AgentSession | None,
+        stream: bool,
+        options: Mapping[str, Any] | None,
+        tools: Sequence[Any] | None,
+    ) -> AgentContext:
+        if session is not None and not isinstance(session, AgentSession):
+            raise TypeError(
+                f"session must be an AgentSession (from agent.create_session()), "
+                f"got {type(session).__name__}"
+            )
+        run_tools = list(self.tools)
+        if tools:
+            run_tools.extend(normalize_tools(tools))
+            check_unique_names(run_tools, "the agent's and this run's tools")
+        locals_ = None if session is None else saved_locals(session)
+        # Positional, in field order (agent, messages, session, instructions, tools,
+        # options, stream, run): built for every run.
+        return AgentContext(
+            self,
+            normalize_input(messages),
+            session,
+            self.instructions,
+            run_tools,
+            merge_options(self.default_options, options),
+            stream,
+            RunContext(session=session, locals=locals_),
+        )
+
+    async def _run(
+        self,
+        context: AgentContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+    ) -> AgentResponse[Any]:
+        support = self._support
+        observers = support.observers
+        if observers:
+            from agentcore.observers import RunStarted
+
+            await observers.notify(
+                "on_run_start",
+                RunStarted(context.run.run_id, self._name, tuple(context.messages)),
+            )
+        try:
+            if pipelines.agent:
+
+                async def core(ctx: AgentContext) -> None:
+                    await run_core(self, support, ctx, pipelines, config)
+
+                await run_pipeline(pipelines.agent, context, core, on_agent_termination)
+                result = final_result(context)
+            else:
+                result = await run_core(self, support, context, pipelines, config)
+        except BaseException as exc:
+            if observers:
+                from agentcore.observers import RunEnded
+
+                await observers.notify(
+                    "on_run_end", RunEnded(context.run.run_id, self._name, error=exc)
+                )
+            raise
+        if observers:
+            from agentcore.observers import RunEnded
+
+            await observers.notify("on_run_end", RunEnded(context.run.run_id, self._name, result))
+        return result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
+
+    # -- composition ----------------------------------------------------------------
+
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> FunctionTool[..., Any]:
+        """This agent as a function tool of another agent.
+
+        The tool takes one ``task`` string, runs this agent on it in a fresh
+        session, and returns the answer's text. The inner run's usage is added to
+        the outer run's usage.
+        """
+        from agentcore._agent.as_tool import agent_as_tool
+
+        return agent_as_tool(self, name=name, description=description)

@@ -1,0 +1,542 @@
+"""The tool-calling loop: model call, run the tools it asked for, call again.
+
+:class:`ToolLoop` wraps any chat client and is itself a chat client, so it works
+with or without an :class:`~agentcore.Agent`. One async generator drives both
+modes: in a streaming run it yields every update (model output, then the tool
+results) between model turns; otherwise it yields nothing and the response is
+assembled from what the loop produced. The history handed to the model is always
+valid: every function call has its result before the next request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
+
+from agentcore._loop.config import (
+    DEFAULT_CONFIGURATION,
+    NO_NAMES,
+    FunctionInvocationConfiguration,
+    as_configuration,
+    declared_only_names,
+)
+from agentcore._loop.fallback import final_answer, final_answer_updates
+from agentcore._loop.history_repair import place_results, repair_history
+from agentcore._loop.input import paused_in_messages
+from agentcore._loop.model_call import call_model, open_model_stream
+from agentcore._loop.pause import attach_requests, pause_for_input, resume
+from agentcore._loop.reported_errors import raise_reported_error
+from agentcore._loop.tool_calls import Outcome, answer_text, refuse_unknown_calls, run_batch
+from agentcore._observing import ObserverSet
+from agentcore._run_context import RunContext
+from agentcore._sessions.session import PausedRun, PendingRequest
+from agentcore._streams.reader import Delegate
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import (
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    TextContent,
+    UsageContent,
+    UserInputResponseContent,
+)
+from agentcore._types.messages import Message
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate, FinishReason
+from agentcore._types.usage import Usage
+from agentcore.middleware._pipeline import Pipelines, middleware_list
+from agentcore.tools import normalize_tools
+
+if TYPE_CHECKING:
+    from agentcore.protocols import SupportsGetResponse
+    from agentcore.tools import FunctionTool
+
+__all__ = ["FunctionInvocationConfiguration", "ToolLoop"]
+
+_NO_OBSERVERS = ObserverSet()
+# Shared empties (NO_NAMES too): a fresh empty set or dict per run costs 64 to 216 bytes.
+_NO_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
+
+
+class LoopSummary(NamedTuple):
+    """The fields of a loop's response, in ``ChatResponse``'s constructor order."""
+
+    messages: tuple[Message, ...]
+    response_id: str | None
+    conversation_id: str | None
+    model: str | None
+    finish_reason: FinishReason | None
+    usage: Usage | None
+    created_at: str | None
+    value: None
+    additional_properties: Mapping[str, Any] | None
+
+
+class ToolIndex:
+    """The function tools among a list of tools, by name, and those that always ask
+    for approval. Read-only once built, so an agent builds it once for its tools."""
+
+    __slots__ = ("always_ask", "function_tools")
+
+    def __init__(self, tools: Sequence[Any]) -> None:
+        function_tools: dict[str, FunctionTool[..., Any]] = {}
+        always_ask: set[str] = set()
+        for item in tools:
+            name = getattr(item, "name", None)
+            if name is not None and hasattr(item, "parse_arguments"):
+                function_tools[name] = item
+                if item.approval_mode == "always_require":
+                    always_ask.add(name)
+        self.function_tools: Mapping[str, FunctionTool[..., Any]] = function_tools
+        self.always_ask: frozenset[str] = frozenset(always_ask) if always_ask else NO_NAMES
+
+
+class LoopState:
+    """Everything one execution of the loop reads and produces."""
+
+    __slots__ = (
+        "always_ask",
+        "answers",
+        "approved",
+        "client",
+        "config",
+        "decisions",
+        "decline_pending",
+        "extra_streamed",
+        "function_tools",
+        "invocations",
+        "observers",
+        "options",
+        "paused",
+        "pending",
+        "pipelines",
+        "produced",
+        "responses",
+        "resumed",
+        "return_directly",
+        "run",
+        "stream",
+        "terminated",
+        "transcript",
+    )
+
+    def __init__(
+        self,
+        *,
+        client: SupportsGetResponse[Any],
+        messages: Sequence[Message],
+        options: Mapping[str, Any] | None,
+        stream: bool,
+        run: RunContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+        return_directly: frozenset[str] | set[str] = frozenset(),
+        observers: ObserverSet = _NO_OBSERVERS,
+        pending: PausedRun | None = None,
+        decisions: Sequence[FunctionApprovalResponseContent | UserInputResponseContent] = (),
+        decline_pending: bool = False,
+        own_options: bool = False,
+        tool_index: ToolIndex | None = None,
+    ) -> None:
+        self.client = client
+        self.transcript: list[Message] = (
+            messages if own_options and isinstance(messages, list) else list(messages)
+        )
+        self.produced: list[Message] = []
+        self.responses: list[ChatResponse[Any]] = []
+        self.extra_streamed = 0
+        self.approved: frozenset[str] = NO_NAMES
+        self.answers: dict[str, dict[str, str]] = _NO_ANSWERS
+        self.decline_pending = decline_pending
+        self.stream = stream
+        self.run = run
+        self.pipelines = pipelines
+        self.config = config
+        self.return_directly = return_directly
+        self.observers = observers
+        self.pending = pending
+        self.decisions = decisions
+        self.paused: PausedRun | None = None
+        # The results of a resumed batch: they belong right after the calls, before
+        # this run's input (which may hold a new user message).
+        self.resumed: Message | None = None
+        self.terminated = False
+        self.invocations: dict[str, int] | None = None
+        self.function_tools: Mapping[str, FunctionTool[..., Any]]
+        self.always_ask: frozenset[str]
+        # The options and messages are this loop's own from here on (``own_options``
+        # says the caller handed over fresh ones, so they are not copied twice).
+        self.options = self._split_tools(
+            options if own_options and isinstance(options, dict) else dict(options or {}),
+            tool_index,
+            own_options,
+        )
+
+    def _split_tools(
+        self, options: dict[str, Any], index: ToolIndex | None, own: bool
+    ) -> dict[str, Any]:
+        tools = options.get("tools")
+        if index is None:
+            index = ToolIndex(tools or ())
+        self.function_tools = index.function_tools
+        self.always_ask = index.always_ask
+        additional = self.config.additional_tools
+        if options.get("tool_choice") == "none":
+            options.pop("tools", None)
+        elif additional:
+            options["tools"] = [*(tools or ()), *additional]
+        elif tools:
+            options["tools"] = tools if own and isinstance(tools, list) else list(tools)
+        return options
+
+    def response(self) -> ChatResponse[None]:
+        """The whole loop as one response (what the streamed updates fold into)."""
+        summary = self.summary()
+        if isinstance(summary, ChatResponse):
+            return summary
+        return ChatResponse(*summary)
+
+    def summary(self) -> ChatResponse[None] | LoopSummary:
+        """The loop's outcome: the only model response itself when nothing was added
+        to it, else the fields of the whole loop's response (no object built)."""
+        responses = self.responses
+        extra_usage = self.run.extra_usage
+        if len(responses) == 1 and not extra_usage:
+            only = responses[0]
+            produced = self.produced
+            if (
+                len(produced) == len(only.messages)
+                and all(a is b for a, b in zip(produced, only.messages, strict=True))
+                and only.value is None
+            ):
+                return cast("ChatResponse[None]", only)  # one model call, nothing added
+        finish_reason = None
+        response_id = conversation_id = model = created_at = None
+        extra: dict[str, Any] | None = None
+        usage: Usage | None = None
+        for each in responses:
+            response_id = each.response_id or response_id
+            conversation_id = each.conversation_id or conversation_id
+            model = each.model or model
+            finish_reason = each.finish_reason or finish_reason
+            created_at = created_at or each.created_at
+            if each.additional_properties:
+                extra = {**(extra or {}), **each.additional_properties}
+            if each.usage is not None:
+                usage = each.usage if usage is None else usage + each.usage
+        for spent in extra_usage:
+            usage = spent if usage is None else usage + spent
+        return LoopSummary(
+            tuple(self.produced),
+            response_id,
+            conversation_id,
+            model,
+            finish_reason,
+            usage,
+            created_at,
+            None,
+            extra,
+        )
+
+
+def _function_calls(response: ChatResponse[Any]) -> list[FunctionCallContent]:
+    """The calls the model asked this loop to run: those the response does not
+    answer itself (a client that runs tools, such as another ToolLoop, returns the
+    calls with their results)."""
+    messages = response.messages
+    found = [
+        c
+        for m in messages
+        if m.role == "assistant"
+        for c in m.contents
+        if isinstance(c, FunctionCallContent)
+    ]
+    if found and len(messages) > 1:
+        answered = {
+            c.call_id for m in messages for c in m.contents if isinstance(c, FunctionResultContent)
+        }
+        if answered:
+            found = [c for c in found if c.call_id not in answered]
+    return found
+
+
+class ToolLoop:
+    """A chat client that runs the model's tool calls and calls the model again.
+
+    Wraps any :class:`~agentcore.protocols.SupportsGetResponse` and satisfies it
+    too. ``middleware`` may hold chat and function middleware (agent middleware
+    belongs to an :class:`~agentcore.Agent`).
+    """
+
+    def __init__(
+        self,
+        client: SupportsGetResponse[Any],
+        *,
+        config: FunctionInvocationConfiguration | None = None,
+        middleware: Sequence[object] = (),
+    ) -> None:
+        if not callable(getattr(client, "get_response", None)):
+            raise TypeError(
+                f"ToolLoop needs a chat client with a get_response method, got {client!r}"
+            )
+        pipelines = Pipelines.build(middleware_list(middleware, "middleware"))
+        if pipelines.agent:
+            raise TypeError(
+                "agent middleware cannot run inside a ToolLoop; give it to an Agent instead"
+            )
+        self.client = client
+        self.config = (
+            DEFAULT_CONFIGURATION if config is None else as_configuration(config, "config")
+        )
+        self.pipelines = pipelines
+
+    @overload
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: Literal[False] = False,
+    ) -> Awaitable[ChatResponse[Any]]: ...
+
+    @overload
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: Literal[True],
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
+
+    def get_response(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: Mapping[str, Any] | None = None,
+        stream: bool = False,
+    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+        opts = dict(options or {})
+        if opts.get("tools"):
+            opts["tools"] = normalize_tools(opts["tools"])
+        transcript, pending, decisions = paused_in_messages(messages)
+        state = LoopState(
+            client=self.client,
+            messages=transcript,
+            options=opts,
+            stream=stream,
+            run=RunContext(),
+            pipelines=self.pipelines,
+            config=self.config,
+            pending=pending,
+            decisions=decisions,
+            decline_pending=pending is not None and not decisions,
+        )
+        if stream:
+            return open_stream(state)
+        return run_to_end(state)
+
+
+async def run_quietly(state: LoopState) -> None:
+    """Run the loop without streaming; what it produced stays in ``state``."""
+    async for _ in drive(state):
+        pass  # pragma: no cover  # a non-streaming run yields nothing
+
+
+async def run_to_end(state: LoopState) -> ChatResponse[None]:
+    """Run the loop without streaming and return the whole response."""
+    await run_quietly(state)
+    return state.response()
+
+
+def open_stream(state: LoopState) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    """Run the loop as a stream of updates; the final value is their fold.
+
+    Read as the loop produced them, the updates fold into the loop's own response,
+    so that is the final value (no second fold); transforms stacked on the stream
+    get the fold of what they produced.
+    """
+    return ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the stream's sibling module
+        drive(state), finalizer=ChatResponse.from_updates, direct=state.response
+    )
+
+
+async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegate, None]:
+    """The loop itself; yields updates only in a streaming run.
+
+    A model call's stream is delegated (``Delegate``): the stream reading the loop
+    delivers the model's updates itself, with no loop step per update.
+    """
+    config = state.config
+    options = state.options
+    tool_choice = options.get("tool_choice")
+    required = tool_choice == "required" or isinstance(tool_choice, Mapping)
+
+    if state.pending is not None:
+        resumed = await resume(state, state.pending)
+        if resumed is None:
+            if state.stream and state.paused is not None:
+                yield ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
+            return
+        calls, outcomes, left_to_caller = resumed
+        if any(o.prompt is not None for o in outcomes):
+            requests = pause_for_input(state, state.pending.calls, calls, outcomes, resumed=True)
+            if state.stream:
+                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+            return
+        tool_message = Message("tool", tuple(o.content for o in outcomes))
+        place_results(state, state.pending.calls, tool_message)
+        state.resumed = tool_message
+        state.produced.append(tool_message)
+        if state.stream:
+            extra = _take_extra_usage(state)
+            tail = (UsageContent(extra),) if extra is not None else ()
+            yield ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool")
+        direct = _return_directly_answer(state, calls, outcomes)
+        if direct is not None:
+            answer = Message("assistant", (TextContent(direct),))
+            state.produced.append(answer)
+            if state.stream:
+                yield ChatResponseUpdate(contents=answer.contents, role="assistant")
+            return
+        state.terminated = any(o.terminated for o in outcomes)
+        if state.terminated or left_to_caller:
+            return
+    repair_history(state.transcript)
+
+    # Worked out once per loop, not per turn.
+    policy = config.approval_policy
+    tools = state.function_tools
+    always_ask = state.always_ask
+    declared = declared_only_names(config)
+    observed = bool(state.observers)
+    plain_calls = not observed and not state.pipelines.chat
+    iterations = 0
+    error_batches = 0
+    while True:
+        final_call = (
+            iterations >= config.max_iterations
+            or error_batches >= config.max_consecutive_errors_per_request
+        )
+        call_options = options
+        if final_call:
+            call_options = {**options, "tool_choice": "none"}
+        if state.stream:
+            stream = await open_model_stream(state, call_options)
+            async with stream:
+                if final_call:
+                    kept: list[ChatResponseUpdate] = []
+                    async for update in final_answer_updates(stream, kept):
+                        yield update
+                    response = ChatResponse.from_updates(kept)
+                else:
+                    yield Delegate(stream)
+                    response = await stream.get_final_response()
+        elif plain_calls:
+            # No chat middleware, no observers: await the client directly.
+            response = await state.client.get_response(state.transcript, options=call_options)
+        else:
+            response = await call_model(state, call_options)
+        if response.finish_reason == "error":
+            raise_reported_error(response)  # a failed call, never an answer
+        if final_call and not state.stream:
+            response = final_answer(response)
+        iterations += 1
+        state.responses.append(response)
+        state.transcript.extend(response.messages)
+        state.produced.extend(response.messages)
+        if observed:
+            from agentcore.observers import ModelCallEnded
+
+            await state.observers.notify(
+                "on_model_call_end", ModelCallEnded(state.run.run_id, response)
+            )
+        calls = _function_calls(response)
+        if (
+            not calls
+            or final_call
+            or state.terminated
+            or not config.enabled
+            or call_options.get("tool_choice") == "none"
+        ):
+            return
+
+        waiting = (
+            [
+                c
+                for c in calls
+                if c.name in always_ask
+                or (policy is not None and c.name in tools and policy(c, tools[c.name]))
+            ]
+            if always_ask or policy is not None
+            else None
+        )
+        if waiting:
+            # Raised now, not on resume: a pause holding such a call could never end.
+            refuse_unknown_calls(state, calls)
+            approvals = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
+            state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
+            attach_requests(state, approvals)
+            if state.stream:
+                yield ChatResponseUpdate(contents=tuple(approvals), role="assistant")
+            return
+
+        declared_only = bool(declared) and any(c.name in declared for c in calls)
+        if declared_only:
+            # Calls to tools declared but not run here go back to the caller, pending.
+            calls = [c for c in calls if c.name not in declared]
+            if not calls:
+                return
+
+        outcomes = await run_batch(state, calls)
+        asking = terminated = errored = False
+        for outcome in outcomes:
+            asking = asking or outcome.prompt is not None
+            terminated = terminated or outcome.terminated
+            errored = errored or outcome.errored
+        if asking:
+            requests = pause_for_input(state, calls, calls, outcomes, resumed=False)
+            if state.stream:
+                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+            return
+        tool_message = Message("tool", tuple([o.content for o in outcomes]))
+        state.transcript.append(tool_message)
+        state.produced.append(tool_message)
+        if state.stream:
+            extra = _take_extra_usage(state)
+            tail = (UsageContent(extra),) if extra is not None else ()
+            yield ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool")
+
+        direct = _return_directly_answer(state, calls, outcomes)
+        if direct is not None:
+            answer = Message("assistant", (TextContent(direct),))
+            state.transcript.append(answer)
+            state.produced.append(answer)
+            if state.stream:
+                yield ChatResponseUpdate(contents=answer.contents, role="assistant")
+            return
+        if terminated or required or declared_only:
+            state.terminated = terminated
+            return
+        error_batches = error_batches + 1 if errored else 0
+
+
+def _take_extra_usage(state: LoopState) -> Usage | None:
+    """Usage spent by tools (agents used as tools) and not streamed yet.
+
+    It stays in ``run.extra_usage`` so ``response()`` counts it in both modes.
+    """
+    extra = state.run.extra_usage
+    start, state.extra_streamed = state.extra_streamed, len(extra)
+    return Usage.sum(extra[start:])
+
+
+def _return_directly_answer(
+    state: LoopState, calls: list[FunctionCallContent], outcomes: list[Outcome]
+) -> str | None:
+    for call, outcome in zip(calls, outcomes, strict=True):
+        tool = state.function_tools.get(call.name)
+        if tool is None or outcome.errored:
+            continue
+        if tool.return_directly or call.name in state.return_directly:
+            return answer_text(outcome.content.result)
+    return None

@@ -1,0 +1,137 @@
+"""One model call of the loop, through the chat middleware, in either mode."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Any
+
+from agentcore._loop.reported_errors import raise_reported_error, raising_reported_errors
+from agentcore._loop.tool_calls import answer_text
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import (
+    TextContent,
+    UsageContent,
+)
+from agentcore._types.messages import Message
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate
+from agentcore.middleware._contexts import ChatContext
+from agentcore.middleware._pipeline import MiddlewareTermination, run_pipeline
+
+if TYPE_CHECKING:
+    from agentcore._loop.loop import LoopState
+
+
+def _to_chat_response(value: Any) -> ChatResponse[Any]:
+    if isinstance(value, ChatResponse):
+        return value  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
+    if isinstance(value, Message):
+        return ChatResponse(messages=(value,), finish_reason="stop")
+    if value is None:
+        return ChatResponse()
+    return ChatResponse(
+        messages=(Message("assistant", (TextContent(answer_text(value)),)),),
+        finish_reason="stop",
+    )
+
+
+async def _replay(response: ChatResponse[Any]) -> AsyncGenerator[ChatResponseUpdate, None]:
+    for message in response.messages:
+        yield ChatResponseUpdate(
+            contents=message.contents,
+            role=message.role,
+            author_name=message.author_name,
+            message_id=message.message_id,
+            response_id=response.response_id,
+            model=response.model,
+            conversation_id=response.conversation_id,
+        )
+    tail = (UsageContent(response.usage),) if response.usage is not None else ()
+    yield ChatResponseUpdate(
+        contents=tail,
+        finish_reason=response.finish_reason,
+        response_id=response.response_id,
+        created_at=response.created_at,
+        additional_properties=response.additional_properties,
+    )
+
+
+def stream_of(response: ChatResponse[Any]) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    """A stream that replays a finished response (what a short-circuit streams)."""
+    return ResponseStream(_replay(response), finalizer=lambda _updates: response)
+
+
+def _on_chat_termination(context: ChatContext, termination: MiddlewareTermination) -> None:
+    context.metadata["terminated"] = True
+    if termination.has_result:
+        response = _to_chat_response(termination.result)
+        context.result = stream_of(response) if context.stream else response
+
+
+async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[Any]:
+    handlers = state.pipelines.chat
+    if state.observers:
+        from agentcore.observers import ModelCallStarted
+
+        await state.observers.notify(
+            "on_model_call_start",
+            ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
+        )
+    if not handlers:
+        return await state.client.get_response(state.transcript, options=options)
+    # Positional, in field order (client, messages, options, stream, run, transcript):
+    # built for every model call.
+    context = ChatContext(
+        state.client, list(state.transcript), dict(options), False, state.run, state.transcript
+    )
+    await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
+    if context.metadata.get("terminated"):
+        state.terminated = True
+    result = context.result
+    if isinstance(result, ResponseStream):
+        raise TypeError(
+            "a chat middleware set a stream as the result of a non-streaming call; "
+            "check context.stream before replacing context.result"
+        )
+    return result if result is not None else ChatResponse()
+
+
+async def _final_chat_call(context: ChatContext) -> None:
+    # An error the service reports inside its response is raised here, inside the
+    # chat middleware, so that retry middleware can see it.
+    if context.stream:
+        context.result = raising_reported_errors(
+            context.client.get_response(context.messages, options=context.options, stream=True)
+        )
+    else:
+        response = await context.client.get_response(context.messages, options=context.options)
+        raise_reported_error(response)
+        context.result = response
+
+
+async def open_model_stream(
+    state: LoopState, options: dict[str, Any]
+) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    handlers = state.pipelines.chat
+    if state.observers:
+        from agentcore.observers import ModelCallStarted
+
+        await state.observers.notify(
+            "on_model_call_start",
+            ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
+        )
+    if not handlers:
+        return state.client.get_response(state.transcript, options=options, stream=True)
+    # Positional, in field order (client, messages, options, stream, run, transcript):
+    # built for every model call.
+    context = ChatContext(
+        state.client, list(state.transcript), dict(options), True, state.run, state.transcript
+    )
+    await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
+    if context.metadata.get("terminated"):
+        state.terminated = True
+    result = context.result
+    if result is None:
+        return stream_of(ChatResponse())
+    if isinstance(result, ChatResponse):
+        return stream_of(result)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
+    return result

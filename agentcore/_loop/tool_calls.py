@@ -1,0 +1,208 @@
+"""Running one batch of tool calls: validation, function middleware, errors as results."""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import TYPE_CHECKING, Any, cast
+
+import attrs
+
+from agentcore._concurrency import gather_in_order
+from agentcore._types.contents import (
+    FunctionCallContent,
+    FunctionResultContent,
+)
+from agentcore.errors import RunAbortedError, ToolCallRefused, UnknownToolError
+from agentcore.middleware._contexts import FunctionInvocationContext
+from agentcore.middleware._pipeline import MiddlewareTermination, run_pipeline
+from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
+from agentcore.tools._context import NO_ANSWERS as _NO_ANSWERS
+
+if TYPE_CHECKING:
+    from agentcore._loop.loop import LoopState
+
+
+def result_value(value: Any) -> Any:
+    """A tool's return value in a form that survives JSON (what the model will see)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if attrs.has(type(cast("object", value))):
+        return attrs.asdict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        import dataclasses
+
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return dataclasses.asdict(value)
+        return str(value)
+    return value
+
+
+def answer_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _on_function_termination(
+    context: FunctionInvocationContext, termination: MiddlewareTermination
+) -> None:
+    context.metadata["terminated"] = True
+    if termination.has_result:
+        context.result = termination.result
+
+
+class Outcome:
+    """How one call ended: its result, and whether it failed, ended the loop, or
+    asked the user something (``prompt``; the call has no result yet then)."""
+
+    __slots__ = ("content", "errored", "prompt", "terminated")
+
+    def __init__(
+        self,
+        content: FunctionResultContent,
+        errored: bool,
+        terminated: bool,
+        prompt: str | None = None,
+    ) -> None:
+        self.content = content
+        self.errored = errored
+        self.terminated = terminated
+        self.prompt = prompt
+
+
+async def run_batch(
+    state: LoopState, calls: list[FunctionCallContent], *, refuse_unknown: bool = True
+) -> list[Outcome]:
+    if refuse_unknown:
+        # Raised before any call of the batch starts, and not wrapped in an
+        # exception group by the task group below.
+        refuse_unknown_calls(state, calls)
+    if len(calls) <= 1:
+        return [await invoke_call(state, calls[0])] if calls else []
+    return await gather_in_order(
+        [functools.partial(invoke_call, state, call) for call in calls],
+        limit=state.config.max_concurrency,
+    )
+
+
+def refuse_unknown_calls(state: LoopState, calls: list[FunctionCallContent]) -> None:
+    """Raise :class:`UnknownToolError` for the first call to a tool this run does not
+    have, under ``terminate_on_unknown_calls``."""
+    if state.config.terminate_on_unknown_calls:
+        for call in calls:
+            if call.name not in state.function_tools:
+                raise UnknownToolError(call.name, list(state.function_tools))
+
+
+def error_outcome(call: FunctionCallContent, message: str, kind: str) -> Outcome:
+    return Outcome(FunctionResultContent(call.call_id, result=message, error=kind), True, False)
+
+
+async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
+    """Run one call through the function middleware.
+
+    The tool's own failures (and ToolCallRefused) become error results for the
+    model; any other exception raised by a function middleware propagates.
+    """
+    tool = state.function_tools.get(call.name)
+    if tool is None:
+        available = ", ".join(sorted(state.function_tools)) or "none"
+        return error_outcome(
+            call,
+            f"Error: there is no tool named {call.name!r}. Available tools: {available}.",
+            "unknown tool",
+        )
+    limit = tool.max_invocations
+    count = 0
+    if limit is not None:  # counted only for tools that have a limit
+        counts = state.invocations
+        if counts is None:
+            counts = state.invocations = {}
+        count = counts[call.name] = counts.get(call.name, 0) + 1
+    if limit is not None and count > limit:
+        return error_outcome(
+            call,
+            f"Error: {call.name} may be called at most {tool.max_invocations} times in one run.",
+            "max invocations",
+        )
+    try:
+        arguments = tool.parse_arguments(call.arguments)
+    except ToolArgumentsError as exc:
+        return error_outcome(
+            call, f"Error: invalid arguments for {call.name}: {exc}", "invalid arguments"
+        )
+
+    observers = state.observers if state.observers else None
+    run = state.run
+    if observers is not None:
+        from agentcore.observers import ToolCallStarted
+
+        await observers.notify(
+            "on_tool_call_start", ToolCallStarted(run.run_id, call.call_id, call.name, arguments)
+        )
+    handlers = state.pipelines.function
+    tool_failures: list[Exception] = []
+    answers = state.answers.get(call.call_id)
+    terminated = False
+    try:
+        if not handlers:
+            # No function middleware: call the tool directly (no context to build).
+            tool_context = ToolContext(call.call_id, tool.name, run, answers or _NO_ANSWERS)
+            try:
+                result = await tool.invoke(arguments, context=tool_context)
+            except Exception as exc:
+                tool_failures.append(exc)
+                raise
+        else:
+            # Positional, in field order (function, arguments, call_id, run).
+            context = FunctionInvocationContext(tool, arguments, call.call_id, run)
+            if call.call_id in state.approved:
+                context.metadata["approved"] = True
+
+            async def final(ctx: FunctionInvocationContext) -> None:
+                try:
+                    ctx.result = await ctx.function.invoke(
+                        ctx.arguments,
+                        context=ToolContext(
+                            ctx.call_id, ctx.function.name, ctx.run, answers or _NO_ANSWERS
+                        ),
+                    )
+                except Exception as exc:
+                    tool_failures.append(exc)
+                    raise
+
+            await run_pipeline(handlers, context, final, _on_function_termination)
+            result = context.result
+            terminated = bool(context.metadata.get("terminated"))
+    except UserInputRequired as exc:
+        outcome = Outcome(FunctionResultContent(call.call_id), False, False, prompt=exc.prompt)
+    except ToolCallRefused as exc:
+        outcome = error_outcome(call, f"Error: {call.name} was refused: {exc}", "refused")
+    except RunAbortedError:
+        raise
+    except Exception as exc:
+        if not any(exc is failure for failure in tool_failures):
+            raise  # raised by a function middleware: it propagates to the caller
+        # The tool's own failure, passed back out through the middleware: the model is told.
+        if isinstance(exc, TimeoutError):
+            outcome = error_outcome(call, f"Error: {call.name} timed out. {exc}", "timeout")
+        else:
+            detail = f" {type(exc).__name__}: {exc}" if state.config.include_detailed_errors else ""
+            outcome = error_outcome(call, f"Error: {call.name} failed.{detail}", "exception")
+    else:
+        outcome = Outcome(
+            FunctionResultContent(call.call_id, result=result_value(result)), False, terminated
+        )
+    if observers is not None:
+        content = outcome.content
+        from agentcore.observers import ToolCallEnded
+
+        await observers.notify(
+            "on_tool_call_end",
+            ToolCallEnded(run.run_id, call.call_id, call.name, content.result, content.error),
+        )
+    return outcome

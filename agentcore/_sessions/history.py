@@ -1,0 +1,169 @@
+"""History stores: where a session's messages live between runs.
+
+Both stores append the messages of one run all at once or not at all, so a
+failed or cancelled run never leaves half a turn behind.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from agentcore._types.contents import (
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
+)
+from agentcore._types.messages import Message
+
+if TYPE_CHECKING:
+    import sqlite3
+
+_RUN_STATE_CONTENTS = (
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
+)
+
+__all__ = ["InMemoryHistoryStore", "SqliteHistoryStore", "history_view"]
+
+
+def history_view(messages: Sequence[Message]) -> list[Message]:
+    """Messages as a store keeps them: approval and user-input requests and their
+    answers are run state (kept in the session while a run is paused), not conversation."""
+    out: list[Message] = []
+    for message in messages:
+        contents = tuple(c for c in message.contents if not isinstance(c, _RUN_STATE_CONTENTS))
+        if len(contents) == len(message.contents):
+            out.append(message)
+        elif contents:
+            out.append(Message(message.role, contents, message.author_name, message.message_id))
+    return out
+
+
+class InMemoryHistoryStore:
+    """History in a dict: for tests and for processes that need no persistence."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, list[Message]] = {}
+
+    async def load(self, session_id: str) -> list[Message]:
+        return list(self._sessions.get(session_id, ()))
+
+    async def append(self, session_id: str, messages: Sequence[Message]) -> None:
+        # One list extension: a run's messages land together.
+        self._sessions.setdefault(session_id, []).extend(messages)
+
+    async def clear(self, session_id: str) -> None:
+        """Forget a session's history."""
+        self._sessions.pop(session_id, None)
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS agentcore_messages (
+    session_id TEXT NOT NULL,
+    position   INTEGER NOT NULL,
+    run_id     TEXT,
+    message    TEXT NOT NULL,
+    PRIMARY KEY (session_id, position)
+)
+"""
+
+
+class SqliteHistoryStore:
+    """History in a SQLite file: the embedded default for persistence.
+
+    Uses the standard ``sqlite3`` module in worker threads (the event loop never
+    blocks), WAL journaling, and one transaction per ``append``: the messages of a
+    run are committed together or not at all, even if the process dies mid-write.
+    Messages are stored as versioned JSON (:mod:`agentcore.serialization`).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._closed = False
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._closed:
+            raise RuntimeError(f"SqliteHistoryStore({self.path!r}) is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            import sqlite3  # only stores that are used pay for the import
+
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=5000")
+            conn.execute(_SCHEMA)
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    def _load(self, session_id: str) -> list[Message]:
+        from agentcore.serialization import from_json
+
+        rows = self._connection().execute(
+            "SELECT message FROM agentcore_messages WHERE session_id = ? ORDER BY position",
+            (session_id,),
+        )
+        return [from_json(text, Message) for (text,) in rows]
+
+    def _append(self, session_id: str, payloads: list[str]) -> None:
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            (start,) = conn.execute(
+                "SELECT COALESCE(MAX(position), -1) + 1 FROM agentcore_messages "
+                "WHERE session_id = ?",
+                (session_id,),
+            ).fetchone()
+            conn.executemany(
+                "INSERT INTO agentcore_messages (session_id, position, message) VALUES (?, ?, ?)",
+                [(session_id, start + i, text) for i, text in enumerate(payloads)],
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    async def load(self, session_id: str) -> list[Message]:
+        return await anyio.to_thread.run_sync(self._load, session_id)
+
+    async def append(self, session_id: str, messages: Sequence[Message]) -> None:
+        if not messages:
+            return
+        from agentcore.serialization import to_json
+
+        payloads = [to_json(m) for m in messages]  # fail before touching the database
+        # Shielded: once the transaction starts, a cancelled run still finishes or
+        # rolls back cleanly instead of leaving the worker thread mid-write.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self._append, session_id, payloads)
+
+    async def clear(self, session_id: str) -> None:
+        """Forget a session's history."""
+
+        def delete() -> None:
+            self._connection().execute(
+                "DELETE FROM agentcore_messages WHERE session_id = ?", (session_id,)
+            )
+
+        await anyio.to_thread.run_sync(delete)
+
+    def close(self) -> None:
+        """Close every connection this store opened."""
+        with self._lock:
+            self._closed = True
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()

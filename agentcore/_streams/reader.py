@@ -1,0 +1,217 @@
+"""The parts a :class:`~agentcore.ResponseStream` is made of.
+
+A stream is a source plus a chain of stages (``Stage``) sharing one consumption
+state (``Core``). A source may hand over to another stream (``Delegate``); the
+stream being read then keeps a stack of delegated sources (``Frame``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
+from types import GeneratorType
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+
+if TYPE_CHECKING:
+    from agentcore._streams.stream import ResponseStream
+
+Finalizer = Callable[[Sequence[Any]], Any]
+ResultHook = Callable[[Any], Any]
+Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None, int]]
+"""The steps an update takes: per stage, its transform, the list collecting what
+reaches it (if needed), and the level of the stream the stage belongs to (0: the
+stream being read; n: its n-th delegated stream, see :class:`Delegate`)."""
+
+
+class Delegate:
+    """Yielded by a stream's source generator: "deliver this stream's updates here".
+
+    The stream reading the source delivers ``target``'s updates in its place, as if
+    the generator had written ``async for u in target: yield u``, without the extra
+    generator step per update. When ``target`` ends the generator resumes; when it
+    fails, its exception is raised in the generator at the ``yield``. ``target``
+    is a :class:`ResponseStream` (its transforms and collectors apply, so its own
+    final value is ready afterwards) or any async iterator.
+
+    Internal: only agentcore's own sources yield it.
+    """
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: ResponseStream[Any, Any] | AsyncIterator[Any]) -> None:
+        self.target = target
+
+
+class Ended:
+    """An iterator that has ended (stands in for a finished source)."""
+
+    __slots__ = ()
+
+    def __aiter__(self) -> Ended:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise StopAsyncIteration
+
+
+ENDED = Ended()
+
+
+class Frame:
+    """A delegated source being read: its iterator and the steps its updates take."""
+
+    __slots__ = ("core", "delegates", "iterator", "steps")
+
+    def __init__(self, core: Core | None, iterator: AsyncIterator[Any], steps: Plan) -> None:
+        self.core = core  # the delegated stream's, to mark it read (None: a bare iterator)
+        self.iterator = iterator
+        self.steps = steps
+        # Whether the source may delegate in turn (a plain stream's source never does).
+        self.delegates = core is None or core.general
+
+
+class Stage:
+    """One layer of a stream: a transform, a finalizer and result hooks."""
+
+    __slots__ = (
+        "collected",
+        "collects_inputs",
+        "direct",
+        "final",
+        "finalized",
+        "finalizer",
+        "hooks",
+        "transform",
+    )
+
+    def __init__(
+        self,
+        transform: Callable[[Any], Any] | None,
+        finalizer: Finalizer | None,
+        hooks: list[ResultHook],
+        direct: Callable[[], Any] | None = None,
+        collects_inputs: bool = False,
+    ) -> None:
+        self.transform = transform
+        self.finalizer = finalizer  # None: the final value comes from a deferred stream
+        self.hooks = hooks
+        # The final value without folding: what the source already knows its
+        # updates amount to once it has run to its end. Only valid for this stage's
+        # own updates, so a ``map`` without a finalizer (which moves the finalizer
+        # up) does not carry it; a stream closed early folds what was read instead.
+        self.direct = direct
+        # Whether this stage collects what reaches its transform rather than what
+        # the transform returns (its finalizer then transforms them itself). A
+        # stage whose final value is usually ``direct`` need not keep every
+        # transformed update alive for a fold that is only needed if the stream
+        # closes early.
+        self.collects_inputs = collects_inputs
+        self.collected: list[Any] | None = None
+        self.final: Any = None
+        self.finalized = False
+
+
+class Core:
+    """What the stages of one stream share: the source and the consumption state."""
+
+    __slots__ = (
+        "backlog",
+        "completed",
+        "consuming",
+        "deferred",
+        "exhausted",
+        "frames",
+        "general",
+        "iterator",
+        "plan",
+        "pulling",
+        "setup",
+        "source",
+        "stages",
+        "top",
+    )
+
+    def __init__(self, source: AsyncIterable[Any] | None, stage: Stage) -> None:
+        self.source = source
+        self.iterator: AsyncIterator[Any] | None = None
+        self.stages: list[Stage] = [stage]
+        # Consumption has started (no more ``map`` / ``with_result_hook``).
+        self.consuming = False
+        # Per stage: its transform and where what reaches it is collected.
+        self.plan: Plan | None = None
+        # Someone is awaiting the source's next update right now.
+        self.pulling = False
+        self.exhausted = False
+        # The source ran to its end (it was not closed early and did not fail): only
+        # then is a stage's ``direct`` final value the fold of what was read.
+        self.completed = False
+        # For ``from_awaitable``: the setup awaitable until it starts, then the inner
+        # stream it resolved to.
+        self.setup: Awaitable[ResponseStream[Any, Any]] | None = None
+        self.deferred: ResponseStream[Any, Any] | None = None
+        # Whether the source may delegate or be injected into (agentcore's own
+        # sources: ``_of``); other streams take the plain path.
+        self.general = False
+        # Delegated sources being read, innermost last (see Delegate); None until one.
+        self.frames: list[Frame] | None = None
+        # What the innermost frame reads, with which steps and whether it may
+        # delegate in turn; None when there is no frame. Kept in step with
+        # ``frames`` (see push_frame and pop_frame) so a read looks it up in one go.
+        self.top: tuple[AsyncIterator[Any], Plan, bool] | None = None
+        # Updates to deliver before the next one read: injected ones, and what was
+        # read meanwhile (with the steps each still takes). None until an injection.
+        self.backlog: list[tuple[Any, Plan]] | None = None
+
+
+async def maybe_await(value: object) -> Any:
+    # What inspect.isawaitable accepts, without its ABC checks for the common
+    # case of a plain value.
+    kind = type(value)
+    if hasattr(kind, "__await__") or (kind is GeneratorType and inspect.isawaitable(value)):
+        return await cast("Awaitable[Any]", value)
+    return value
+
+
+async def apply_hooks(hooks: Sequence[ResultHook], value: Any) -> Any:
+    for hook in hooks:
+        replaced = await maybe_await(hook(value))
+        if replaced is not None:
+            value = replaced
+    return value
+
+
+async def close_source(iterator: object) -> None:
+    # Sources without ``aclose`` (plain async iterables) have nothing to close.
+    aclose = getattr(iterator, "aclose", None)
+    if aclose is not None:
+        with anyio.CancelScope(shield=True):
+            await aclose()
+
+
+def push_frame(core: Core, frames: list[Frame], frame: Frame) -> None:
+    """Put ``frame`` on ``core``'s stack (``frames``), keeping ``top`` in step."""
+    frames.append(frame)
+    core.top = (frame.iterator, frame.steps, frame.delegates)
+
+
+def pop_frame(core: Core, frames: list[Frame]) -> Frame:
+    """Take the innermost frame off ``core``'s stack (``frames``), keeping ``top`` in step."""
+    frame = frames.pop()
+    if frames:
+        below = frames[-1]
+        core.top = (below.iterator, below.steps, below.delegates)
+    else:
+        core.top = None
+    return frame
+
+
+def leave(frame: Frame, *, completed: bool = False) -> None:
+    """A delegated source is done: its stream has been read to its end (``completed``),
+    or has failed or been closed, for good."""
+    core = frame.core
+    if core is not None:
+        core.exhausted = True
+        core.completed = completed
+        core.pulling = False

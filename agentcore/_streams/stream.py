@@ -1,0 +1,547 @@
+"""``ResponseStream``: an async-iterable, awaitable stream of updates with a final value.
+
+A stream is a source of updates plus a chain of stages. ``map`` adds a stage
+(a per-update transform and, optionally, a new finalizer) without adding an
+async-generator layer, so stacking middleware transforms stays cheap. The final
+value is always computed from the updates *as the consumer saw them*: what was
+streamed and what :meth:`ResponseStream.get_final_response` returns never disagree.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Sequence,
+)
+from types import TracebackType
+from typing import Any, Generic, TypeVar, cast, overload
+
+from agentcore._streams.reader import (
+    ENDED,
+    Core,
+    Delegate,
+    Finalizer,
+    Frame,
+    Plan,
+    Stage,
+    apply_hooks,
+    close_source,
+    leave,
+    maybe_await,
+    pop_frame,
+    push_frame,
+)
+
+__all__ = ["ResponseStream", "StreamConsumedError"]
+
+UpdateT = TypeVar("UpdateT")
+FinalT = TypeVar("FinalT")
+NewUpdateT = TypeVar("NewUpdateT")
+NewFinalT = TypeVar("NewFinalT")
+
+
+class StreamConsumedError(RuntimeError):
+    """A stream was iterated twice at once, or after another stream took it over."""
+
+
+class ResponseStream(Generic[UpdateT, FinalT]):
+    """A stream of updates that also yields a final value.
+
+    ``async for update in stream`` delivers updates; ``await
+    stream.get_final_response()`` (or just ``await stream``) drains what is left
+    and returns the final value, computed by ``finalizer`` from every update the
+    consumer of this stream saw. One consumer at a time: a second concurrent
+    iteration raises :class:`StreamConsumedError`. Leaving the loop early and
+    dropping the iterator, ``aclose()``, ``async with`` or cancellation all close
+    the source (and with it the provider connection).
+    """
+
+    __slots__ = ("_core", "_depth")
+
+    @overload
+    def __init__(
+        self,
+        updates: AsyncIterable[UpdateT],
+        *,
+        finalizer: Callable[[Sequence[UpdateT]], Awaitable[FinalT]],
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        updates: AsyncIterable[UpdateT],
+        *,
+        finalizer: Callable[[Sequence[UpdateT]], FinalT],
+    ) -> None: ...
+
+    def __init__(
+        self,
+        updates: AsyncIterable[UpdateT],
+        *,
+        finalizer: Callable[[Sequence[UpdateT]], FinalT | Awaitable[FinalT]],
+    ) -> None:
+        self._core = Core(updates, Stage(None, finalizer, []))
+        self._depth = 0
+
+    # -- construction -------------------------------------------------------------
+
+    @staticmethod
+    def from_awaitable(
+        awaitable: Awaitable[ResponseStream[NewUpdateT, NewFinalT]],
+    ) -> ResponseStream[NewUpdateT, NewFinalT]:
+        """A stream whose setup is async: ``awaitable`` is awaited on first use.
+
+        This lets a plain ``def`` return a stream at once and do its async
+        preparation only when the caller starts consuming.
+        """
+        # A static method, so ``ResponseStream.from_awaitable(...)`` infers its types
+        # without the class being parametrized first.
+        stream = cast("ResponseStream[NewUpdateT, NewFinalT]", object.__new__(ResponseStream))
+        core = Core(None, Stage(None, None, []))
+        core.setup = awaitable
+        stream._core = core
+        stream._depth = 0
+        return stream
+
+    @staticmethod
+    def _of(
+        source: AsyncIterable[Any],
+        *,
+        finalizer: Finalizer,
+        direct: Callable[[], Any] | None = None,
+        transform: Callable[[Any], Any] | None = None,
+        collects_inputs: bool = False,
+    ) -> ResponseStream[Any, Any]:
+        """A stream whose first stage transforms the source's updates, and whose
+        final value is ``direct()`` if it is read unchanged to its end; otherwise
+        ``finalizer`` folds what the consumer saw (or, with ``collects_inputs``,
+        the source's updates the consumer saw, before ``transform``)."""
+        stream: ResponseStream[Any, Any] = object.__new__(ResponseStream)  # pyright: ignore[reportUnknownVariableType]  # a bare instance, typed as the caller needs
+        stage = Stage(transform, finalizer, [], direct, collects_inputs)
+        core = stream._core = Core(source, stage)
+        core.general = True
+        stream._depth = 0
+        return stream
+
+    @overload
+    def map(
+        self, transform: Callable[[UpdateT], UpdateT | None]
+    ) -> ResponseStream[UpdateT, FinalT]: ...
+
+    @overload
+    def map(
+        self,
+        transform: Callable[[UpdateT], NewUpdateT | None],
+        finalizer: Callable[[Sequence[NewUpdateT]], Awaitable[NewFinalT]],
+    ) -> ResponseStream[NewUpdateT, NewFinalT]: ...
+
+    @overload
+    def map(
+        self,
+        transform: Callable[[UpdateT], NewUpdateT | None],
+        finalizer: Callable[[Sequence[NewUpdateT]], NewFinalT],
+    ) -> ResponseStream[NewUpdateT, NewFinalT]: ...
+
+    def map(
+        self,
+        transform: Callable[[UpdateT], Any],
+        finalizer: Callable[[Sequence[Any]], Any] | None = None,
+    ) -> ResponseStream[Any, Any]:
+        """A stream of ``transform(update)`` for each update; ``None`` drops one.
+
+        Without ``finalizer`` the update type is unchanged and the final value is
+        this stream's finalizer (and result hooks) applied to the *transformed*
+        updates. With ``finalizer`` the new stream has its own final value; this
+        stream's result hooks still run on its own final value when the new
+        stream finishes. Either way this stream is taken over: consume the new one.
+        """
+        self._check_unused("map")
+        _refuse_async_transform(transform)
+        stage = self._core.stages[self._depth]
+        if finalizer is None:
+            new_stage = Stage(transform, stage.finalizer, stage.hooks)
+            stage.hooks = []
+        else:
+            new_stage = Stage(transform, finalizer, [])
+        return self._push(new_stage)
+
+    def with_result_hook(
+        self, hook: Callable[[FinalT], FinalT | Awaitable[FinalT] | None]
+    ) -> ResponseStream[UpdateT, FinalT]:
+        """Post-process the final value: ``hook(final)`` may return a replacement.
+
+        Hooks run in the order they were added, once, when the final value is
+        first computed. Returning ``None`` keeps the value unchanged.
+        """
+        self._check_unused("with_result_hook")
+        self._core.stages[self._depth].hooks.append(hook)
+        return self
+
+    def _push(self, stage: Stage) -> ResponseStream[Any, Any]:
+        core = self._core
+        core.stages.append(stage)
+        child: ResponseStream[Any, Any] = type(self).__new__(type(self))
+        child._core = core
+        child._depth = self._depth + 1
+        return child
+
+    def _check_unused(self, what: str) -> None:
+        core = self._core
+        if core.consuming or core.iterator is not None:
+            raise StreamConsumedError(f"cannot call {what}() on a stream that is being consumed")
+        if len(core.stages) != self._depth + 1:
+            raise StreamConsumedError(
+                f"cannot call {what}() on a stream that was mapped; use the mapped stream"
+            )
+
+    # -- consumption ----------------------------------------------------------------
+
+    def __aiter__(self) -> ResponseStream[UpdateT, FinalT]:
+        # The stream is its own iterator: leaving an ``async for`` early leaves no
+        # suspended generator behind, so ``aclose()`` (or ``async with``) closes
+        # everything at once, and trio has nothing to warn about.
+        if len(self._core.stages) != self._depth + 1:
+            raise StreamConsumedError("this stream was mapped; iterate the mapped stream instead")
+        self._core.consuming = True
+        return self
+
+    async def __anext__(self) -> UpdateT:
+        core = self._core
+        if core.exhausted:
+            raise StopAsyncIteration
+        if core.pulling:
+            raise StreamConsumedError(
+                "another task is reading this stream right now; streams have one consumer"
+            )
+        plan = core.plan
+        if plan is None:
+            if len(core.stages) != self._depth + 1:
+                raise StreamConsumedError(
+                    "this stream was mapped; iterate the mapped stream instead"
+                )
+            plan = core.plan = self._plan()
+        core.pulling = True
+        try:
+            iterator = core.iterator
+            if iterator is None:
+                setup = core.setup
+                if setup is not None:
+                    # ``from_awaitable``: run the setup now, then read the inner stream.
+                    core.setup = None
+                    inner = await setup
+                    core.deferred = inner
+                    if len(core.stages) == 1 and not core.stages[0].hooks:
+                        # Nothing stacked on this stream: become the inner stream, so
+                        # no layer is left between the caller and the updates.
+                        core.pulling = False
+                        self._core, self._depth = inner._core, inner._depth
+                        return await self.__anext__()
+                    iterator = core.iterator = inner.__aiter__()
+                else:
+                    assert core.source is not None
+                    iterator = core.iterator = aiter(core.source)
+            if not core.general:
+                # A plain source: it never delegates and nothing is injected into it.
+                # (The steps loop is written out again below for the general path,
+                # on purpose: a helper call per update is what this path avoids.)
+                while True:
+                    try:
+                        update = await iterator.__anext__()
+                    except StopAsyncIteration:
+                        core.exhausted = core.completed = True
+                        raise
+                    for transform, collected, _ in plan:
+                        if transform is not None:
+                            update = transform(update)
+                            if update is None:
+                                break
+                        if collected is not None:
+                            collected.append(update)
+                    else:
+                        return update  # type: ignore[no-any-return]  # the last stage's type
+            thrown: BaseException | None = None
+            while True:
+                backlog = core.backlog
+                if backlog and thrown is None:  # a failure to pass on goes first
+                    update, steps = backlog.pop(0)
+                else:
+                    top = core.top
+                    if top is not None:
+                        source, steps, delegates = top
+                    else:
+                        source, steps, delegates = iterator, plan, True
+                    try:
+                        if thrown is None:
+                            update = await source.__anext__()
+                        else:
+                            # A delegated stream failed: the generator that
+                            # delegated to it sees the failure where it yielded.
+                            failure, thrown = thrown, None
+                            update = await cast("Any", source).athrow(failure)
+                    except StopAsyncIteration:
+                        frames = core.frames
+                        if not frames:
+                            if core.backlog:
+                                iterator = core.iterator = ENDED  # deliver the rest first
+                                continue
+                            core.exhausted = core.completed = True
+                            raise
+                        leave(pop_frame(core, frames), completed=True)
+                        continue
+                    except BaseException as exc:
+                        frames = core.frames
+                        if not frames:
+                            raise
+                        frame = pop_frame(core, frames)
+                        leave(frame)
+                        await close_source(frame.iterator)
+                        thrown = exc
+                        continue
+                    if delegates and type(update) is Delegate:
+                        try:
+                            await self._enter(update.target, steps)
+                        except BaseException as exc:
+                            thrown = exc  # raised in the generator, as iterating would
+                        continue
+                    if core.backlog:
+                        core.backlog.append((update, steps))  # injected ones go first
+                        continue
+                level = 0
+                try:
+                    for transform, collected, level in steps:  # noqa: B007  # read on failure
+                        if transform is not None:
+                            update = transform(update)
+                            if update is None:
+                                break
+                        if collected is not None:
+                            collected.append(update)
+                    else:
+                        return update  # type: ignore[no-any-return]  # the last stage's type
+                except BaseException as exc:
+                    frames = core.frames
+                    if not level or not frames:
+                        raise  # a transform of this stream itself: it fails
+                    # A transform of a delegated stream: that stream (and what it
+                    # delegated to) fails, and the generator that delegated to it
+                    # sees the failure at its ``yield``.
+                    while len(frames) >= level:
+                        frame = pop_frame(core, frames)
+                        leave(frame)
+                        await close_source(frame.iterator)
+                    thrown = exc
+        except StopAsyncIteration:
+            raise
+        except BaseException:
+            # A failing source or transform, or cancellation: nothing more will be read.
+            core.exhausted = True
+            await self._close_all()
+            raise
+        finally:
+            core.pulling = False
+
+    async def _enter(self, target: object, below: Plan) -> None:
+        """Start reading a delegated ``target``; its updates then take ``below``'s steps."""
+        core = self._core
+        frames = core.frames
+        if frames is None:
+            frames = core.frames = []
+        adopted = None
+        source = cast("AsyncIterable[Any]", target)  # a stream or an async iterator
+        if isinstance(target, ResponseStream):
+            inner: ResponseStream[Any, Any] = target  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
+            adopted = await inner._adopt()
+            source = inner
+        if adopted is not None:
+            iterator, inner_plan, inner_core = adopted
+            level = len(frames) + 1
+            steps = [(t, c, level) for t, c, _ in inner_plan]
+            frame = Frame(inner_core, iterator, [*steps, *below])
+        else:
+            frame = Frame(None, aiter(source), below)
+        push_frame(core, frames, frame)
+
+    async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core] | None:
+        """Hand this stream's source and steps to the stream delegating to it.
+
+        ``None`` when this stream is part way through delegating itself: then it is
+        read through its own ``__anext__``.
+        """
+        core = self._core
+        if len(core.stages) != self._depth + 1:
+            raise StreamConsumedError("this stream was mapped; delegate to the mapped stream")
+        if core.pulling:
+            raise StreamConsumedError(
+                "another task is reading this stream right now; streams have one consumer"
+            )
+        core.consuming = True
+        if core.exhausted:
+            return ENDED, [], core
+        if core.iterator is None:
+            setup = core.setup
+            if setup is not None:
+                core.setup = None
+                try:
+                    inner = await setup
+                except BaseException:
+                    core.exhausted = True
+                    raise
+                core.deferred = inner
+                if len(core.stages) == 1 and not core.stages[0].hooks:
+                    self._core, self._depth = inner._core, inner._depth
+                    return await self._adopt()
+                core.iterator = inner.__aiter__()
+            else:
+                assert core.source is not None
+                core.iterator = aiter(core.source)
+        if core.frames or core.backlog:
+            return None
+        plan = core.plan
+        if plan is None:
+            plan = core.plan = self._plan()
+        core.pulling = True
+        return core.iterator, plan, core
+
+    def _inject(self, update: Any) -> None:
+        """Deliver ``update`` (through this stream's own steps) before the next one read."""
+        core = self._core
+        if core.backlog is None:
+            core.backlog = []
+        core.backlog.append((update, core.plan if core.plan is not None else self._plan()))
+
+    async def _close_all(self) -> None:
+        core = self._core
+        frames = core.frames
+        while frames:
+            frame = pop_frame(core, frames)
+            leave(frame)
+            await close_source(frame.iterator)
+        iterator = core.iterator
+        await close_source(iterator if iterator is not None else core.source)
+
+    def _plan(self) -> Plan:
+        plan: Plan = []
+        last = len(self._core.stages) - 1
+        for i, stage in enumerate(self._core.stages):
+            if stage.collected is None and (i == last or stage.hooks):
+                stage.collected = []
+            if stage.collects_inputs and stage.collected is not None:
+                plan.append((None, stage.collected, 0))
+                plan.append((stage.transform, None, 0))
+            elif stage.transform is not None or stage.collected is not None:
+                plan.append((stage.transform, stage.collected, 0))
+        return plan
+
+    async def get_final_response(self) -> FinalT:
+        """Drain what the consumer has not read and return the final value."""
+        core = self._core
+        if len(core.stages) != self._depth + 1:
+            raise StreamConsumedError("this stream was mapped; ask the mapped stream instead")
+        stage = core.stages[self._depth]
+        if stage.finalized:
+            return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
+        if not core.exhausted:
+            # Continue where the consumer stopped (or start): the same updates reach
+            # the same collectors, so the final value covers the whole stream.
+            core.consuming = True
+            while True:
+                try:
+                    await self.__anext__()
+                except StopAsyncIteration:
+                    break
+            # Reading may have turned a deferred stream into its inner one.
+            core = self._core
+            stage = core.stages[self._depth]
+            if stage.finalized:
+                return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
+        for i, each in enumerate(core.stages):
+            if not each.finalized and (each.hooks or i == self._depth):
+                await self._finalize(each)
+        return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
+
+    async def _finalize(self, stage: Stage) -> None:
+        if stage.direct is not None and self._core.completed:
+            value = await maybe_await(stage.direct())
+        elif stage.finalizer is None:
+            value = await self._deferred_final(stage)
+        else:
+            value = await maybe_await(stage.finalizer(stage.collected or []))
+        stage.final = await apply_hooks(stage.hooks, value)
+        stage.finalized = True
+        stage.collected = None
+
+    def _resolved(self) -> ResponseStream[Any, Any]:
+        # For ``from_awaitable``: the inner stream, once the setup produced it.
+        deferred = self._core.deferred
+        if deferred is None:
+            raise StreamConsumedError(
+                "the stream ended before its setup produced a stream, so it has no final value"
+            )
+        return deferred
+
+    async def _deferred_final(self, stage: Stage) -> Any:
+        # The final value is the inner stream's, unless transforms were stacked on
+        # top; then the inner stream folds the transformed updates the way it folds
+        # its own (its finalizer, then its result hooks).
+        inner = self._resolved()
+        stages = self._core.stages
+        if all(s.transform is None for s in stages[: stages.index(stage) + 1]):
+            return await inner.get_final_response()
+        return await inner._refinalize(stage.collected or [])
+
+    async def _refinalize(self, updates: Sequence[Any]) -> Any:
+        """This stream's final value computed from ``updates`` instead of its own."""
+        core = self._core
+        for each in core.stages[: self._depth]:
+            if each.hooks and not each.finalized:
+                await self._finalize(each)
+        stage = core.stages[self._depth]
+        if stage.finalizer is None:
+            value = await self._resolved()._refinalize(updates)
+        else:
+            value = await maybe_await(stage.finalizer(updates))
+        return await apply_hooks(stage.hooks, value)
+
+    def __await__(self) -> Generator[Any, None, FinalT]:
+        return self.get_final_response().__await__()
+
+    async def aclose(self) -> None:
+        """Stop the stream and close its source."""
+        core = self._core
+        if not core.exhausted:
+            core.exhausted = True
+            await self._close_all()
+            setup, core.setup = core.setup, None
+            if inspect.iscoroutine(setup):
+                # ``from_awaitable`` setup that never started: close it so it is not
+                # reported as "never awaited".
+                setup.close()
+
+    async def __aenter__(self) -> ResponseStream[UpdateT, FinalT]:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _refuse_async_transform(transform: Callable[..., Any]) -> None:
+    """Raise ``TypeError`` for a coroutine function: ``map`` calls its transform
+    once per update without awaiting (that keeps a mapped update free)."""
+    call = getattr(transform, "__call__", None)  # noqa: B004  # a callable object's own method
+    if inspect.iscoroutinefunction(transform) or inspect.iscoroutinefunction(call):
+        raise TypeError(
+            f"ResponseStream.map() takes a plain function, not the async function "
+            f"{getattr(transform, '__qualname__', transform)!r}: the transform is called "
+            "once per update and never awaited. Do the async work in an async generator "
+            "that reads this stream, and wrap it: ResponseStream(your_generator(stream), "
+            "finalizer=...)"
+        )

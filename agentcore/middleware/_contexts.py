@@ -1,0 +1,110 @@
+"""The three middleware contexts: the mutable payload each onion layer reads and writes.
+
+Contexts are the only mutable objects of a run, and that is their point: a
+middleware changes ``messages``, ``options`` or ``result`` in place. Changes to an
+``AgentContext`` affect this run only, never the agent or a concurrent run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import attrs
+
+from agentcore._run_context import RunContext
+from agentcore._sessions.session import AgentSession
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.messages import Message
+from agentcore._types.responses import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatResponse,
+    ChatResponseUpdate,
+)
+
+if TYPE_CHECKING:
+    from agentcore.protocols import SupportsAgentRun, SupportsGetResponse
+    from agentcore.tools import FunctionTool
+
+__all__ = ["AgentContext", "ChatContext", "FunctionInvocationContext"]
+
+AgentResult: TypeAlias = (
+    AgentResponse[Any] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]] | None
+)
+"""What ``AgentContext.result`` holds: the response, or the run's stream when streaming."""
+ChatResult: TypeAlias = (
+    ChatResponse[Any] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]] | None
+)
+"""What ``ChatContext.result`` holds: the response, or the call's stream when streaming."""
+
+
+@attrs.define(eq=False)
+class AgentContext:
+    """The context of agent middleware: one whole run.
+
+    ``messages`` are the run's input; ``instructions``, ``tools``, ``options`` and
+    ``return_directly`` are per-run copies (change them freely). After
+    ``call_next()`` returns, ``result`` holds the :class:`AgentResponse` (or, when
+    ``stream`` is true, the :class:`ResponseStream` of the run).
+    """
+
+    agent: SupportsAgentRun
+    messages: list[Message]
+    session: AgentSession | None
+    instructions: str | None
+    tools: list[Any]
+    options: dict[str, Any]
+    stream: bool
+    run: RunContext
+    return_directly: set[str] = attrs.field(factory=set)
+    metadata: dict[str, Any] = attrs.field(factory=dict)
+    result: AgentResult = None
+
+
+@attrs.define(eq=False)
+class ChatContext:
+    """The context of chat middleware: one model call of the tool loop.
+
+    ``messages`` is what this call sends (a copy: changing it affects this call
+    only). To change what the rest of the run sees, call
+    :meth:`rewrite_transcript` (for example to compact history). ``result`` is a
+    :class:`ChatResponse`, or a :class:`ResponseStream` when ``stream`` is true.
+    """
+
+    client: SupportsGetResponse[Any]
+    messages: list[Message]
+    options: dict[str, Any]
+    stream: bool
+    run: RunContext
+    # The loop's live transcript (init argument ``transcript``); private so that
+    # changing it goes through rewrite_transcript.
+    _transcript: list[Message] = attrs.field(factory=list, repr=False, alias="transcript")
+    metadata: dict[str, Any] = attrs.field(factory=dict)
+    result: ChatResult = None
+
+    def rewrite_transcript(self, messages: Sequence[Message]) -> None:
+        """Replace the run's transcript from now on (and this call's messages).
+
+        Every function call must keep its result: drop whole call/result groups,
+        never half of one.
+        """
+        self._transcript[:] = messages
+        self.messages = list(messages)
+
+
+@attrs.define(eq=False)
+class FunctionInvocationContext:
+    """The context of function middleware: one tool call.
+
+    ``arguments`` are already validated and converted; rewrite them before
+    ``call_next()`` to change what the tool receives. After it, ``result`` is the
+    tool's return value (rewrite it to change what the model sees).
+    """
+
+    function: FunctionTool[..., Any]
+    arguments: dict[str, Any]
+    call_id: str
+    run: RunContext
+    metadata: dict[str, Any] = attrs.field(factory=dict)
+    result: Any = None
