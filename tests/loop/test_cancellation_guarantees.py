@@ -41,7 +41,6 @@ class Batch:
             await mark_started()
             with anyio.CancelScope(shield=True):
                 await anyio.sleep(0.02)
-                await anyio.sleep(0)
                 self.finished.append("shielded")
             return "done"
 
