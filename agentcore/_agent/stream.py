@@ -8,6 +8,7 @@ order. Read unchanged, the stream's final value is the committed response.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from agentcore._agent.run import (
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import drive
 from agentcore._run_context import RunContext
+from agentcore._sessions.turns import Turn
 from agentcore._streams.reader import Delegate
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import UsageContent
@@ -146,19 +148,26 @@ async def _stream_source(
     session_id = None if context.session is None else context.session.session_id
     turns = support.turns
     try:
-        if session_id is not None and not turns.try_enter(session_id):
-            await turns.enter(session_id)  # runs of one session take turns
+        if session_id is not None:
+            if not turns.try_enter(session_id):
+                await turns.enter(session_id)  # runs of one session take turns
+            record.turn = Turn(turns, session_id)
         try:
             prepared = await prepare(agent, support, context, pipelines, config)
-            # Taken off the record, which the stream holds: no reference cycle is
-            # left for the garbage collector once the run is over.
+            # Taken off the record, which the stream holds, and reached through a
+            # weak reference: nothing the run holds keeps its stream alive, so a
+            # stream the caller drops unread is freed at once and frees the session.
             stream, record.stream = record.stream, None
             assert stream is not None
+            stream_ref = weakref.ref(stream)
+            del stream
             name = agent.name
 
             def deliver(event: CustomEvent) -> None:
                 # In order with the rest: before the next update read.
-                stream._inject(AgentResponseUpdate(event=event, agent_name=name))  # pyright: ignore[reportPrivateUsage]  # the agent owns its run's stream
+                stream = stream_ref()
+                if stream is not None:
+                    stream._inject(AgentResponseUpdate(event=event, agent_name=name))  # pyright: ignore[reportPrivateUsage]  # the agent owns its run's stream
 
             # Events agent middleware or context providers emitted before the stream
             # started come first.
@@ -172,8 +181,9 @@ async def _stream_source(
                 run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
             response = record.response = await commit(agent, context, prepared)
         finally:
-            if session_id is not None:
-                turns.leave(session_id)
+            turn = record.turn
+            if turn is not None:
+                turn.release()
         if agent.context_providers:
             # after_run sees the response; the caller's context keeps the stream.
             await after_run(agent, attrs.evolve(context, result=response))
@@ -221,13 +231,24 @@ async def _replay(response: AgentResponse[Any]) -> AsyncGenerator[AgentResponseU
 
 
 class _StreamRecord:
-    """A streaming run's stream, and the response it committed."""
+    """A streaming run's stream, the response it committed, and its session turn.
 
-    __slots__ = ("response", "stream")
+    The stream holds the record: when a stream left open is dropped, the record goes
+    with it and releases the session (the run's own ``finally`` may come much later,
+    when the event loop finalizes the abandoned generator, or never).
+    """
+
+    __slots__ = ("response", "stream", "turn")
 
     def __init__(self) -> None:
         self.stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] | None = None
         self.response: AgentResponse[Any] | None = None
+        self.turn: Turn | None = None
+
+    def __del__(self) -> None:
+        turn = self.turn
+        if turn is not None:
+            turn.release()
 
     def committed(self) -> AgentResponse[Any]:
         """The committed response (the stream's final value when read unchanged)."""

@@ -61,7 +61,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
     the source (and with it the provider connection).
     """
 
-    __slots__ = ("_core", "_depth")
+    # Weak-referenceable: a run reaches its own stream weakly, so dropping it frees it.
+    __slots__ = ("__weakref__", "_core", "_depth")
 
     @overload
     def __init__(
