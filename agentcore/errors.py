@@ -23,7 +23,8 @@ Retry, fallback and rate-limit middleware look only at these classes and at
 exception stays available as ``__cause__``.
 
 An adapter over HTTP maps an error status with :func:`error_for_status` and reads
-``Retry-After`` headers with :func:`retry_after_seconds`.
+``Retry-After`` headers with :func:`retry_after_seconds`; :func:`stream_error` maps an
+error event reported inside a stream (no status) by its code.
 """
 
 from __future__ import annotations
