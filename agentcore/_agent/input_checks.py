@@ -73,7 +73,7 @@ def checked_input(
     """
     if not messages:
         return messages
-    issued = {c.call_id for m in history for c in m.contents if isinstance(c, FunctionCallContent)}
+    issued: set[str] | None = None  # the calls made before, gathered only if needed
     for position, message in enumerate(messages):
         for content in message.contents:
             if isinstance(content, FunctionCallContent):
@@ -84,7 +84,8 @@ def checked_input(
                         "assistant messages make calls: put it in Message('assistant', [...]) "
                         "or leave it out"
                     )
-                issued.add(content.call_id)
+                if issued is not None:
+                    issued.add(content.call_id)
             elif isinstance(content, FunctionResultContent):
                 if message.role != "tool":
                     raise RunStateError(
@@ -92,6 +93,8 @@ def checked_input(
                         f"result of call {content.call_id!r}; results go in tool messages: "
                         "Message('tool', [result])"
                     )
+                if issued is None:
+                    issued = _calls_before(history, messages, position)
                 if content.call_id not in issued and not service_history:
                     raise RunStateError(
                         f"input message {position} holds a result for call "
@@ -99,6 +102,18 @@ def checked_input(
                         "made; pass the session that holds the call, or leave the result out"
                     )
     return messages if paused else _owed_results_first(history, messages)
+
+
+def _calls_before(
+    history: Sequence[Message], messages: Sequence[Message], position: int
+) -> set[str]:
+    """The ids of the calls made in ``history`` and in ``messages`` before ``position``."""
+    return {
+        c.call_id
+        for m in (*history, *messages[:position])
+        for c in m.contents
+        if isinstance(c, FunctionCallContent)
+    }
 
 
 def _owed_results_first(history: Sequence[Message], messages: list[Message]) -> list[Message]:
