@@ -39,16 +39,16 @@ async def _read_one_and_drop(agent: Agent, session: AgentSession) -> None:
 
 
 @ABANDONED_GENERATOR_WARNING
-@pytest.mark.parametrize("collect", [False, True], ids=["refcount", "gc"])
-async def test_dropping_an_open_stream_releases_its_session(collect: bool) -> None:
+async def test_dropping_an_open_stream_releases_its_session() -> None:
     agent = Agent(
         ScriptedChatClient(["first answer", "second answer"]), history=InMemoryHistoryStore()
     )
     session = agent.create_session()
 
     await _read_one_and_drop(agent, session)
-    if collect:
-        gc.collect()
+    # The dropped stream lives in a reference cycle with its run (the run's event
+    # sink reaches it): the session is released when the collector frees it.
+    gc.collect()
 
     with anyio.fail_after(HANG_GUARD):
         response = await agent.run("second", session=session)
