@@ -24,7 +24,8 @@ Retry, fallback and rate-limit middleware look only at these classes and at
 exception stays available as ``__cause__``.
 
 An adapter over HTTP maps an error status with :func:`error_for_status` and reads
-``Retry-After`` headers with :func:`retry_after_seconds`.
+``Retry-After`` headers with :func:`retry_after_seconds`; :func:`stream_error` maps an
+error event reported inside a stream (no status) by its code.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ __all__ = [
     "error_class_from_text",
     "error_for_status",
     "retry_after_seconds",
+    "stream_error",
 ]
 
 
@@ -269,6 +271,40 @@ def error_class_from_text(
     if code in _CONTENT_FILTER_CODES:
         return ContentFilteredError
     return None
+
+
+_STREAM_CODE_CLASSES: tuple[tuple[str, type[ChatClientError]], ...] = (
+    ("rate_limit", RateLimitedError),
+    ("overloaded", TransientError),
+    ("server_error", TransientError),
+    ("api_error", TransientError),
+    ("internal", TransientError),
+    ("timeout", TransientError),
+    ("unavailable", TransientError),
+    ("authentication", AuthenticationError),
+    ("permission", AuthenticationError),
+    ("model_not_found", ModelNotFoundError),
+    ("not_found", InvalidRequestError),
+    ("invalid_request", InvalidRequestError),
+)
+
+
+def stream_error(
+    message: str, *, code: str | None = None, provider: str | None = None
+) -> ChatClientError:
+    """The error for an error event a service reported inside a stream (no status).
+
+    The ``code`` (``"rate_limit_exceeded"``, ``"overloaded_error"``,
+    ``"server_error"``, ...) or the wording picks the class, so retry middleware
+    sees ``retryable`` as for the same error given with a status; an unknown code
+    gives a plain, not retryable :class:`ChatClientError`.
+    """
+    cls: type[ChatClientError] | None = error_class_from_text(message, code=code)
+    if cls is None and code:
+        lowered = code.lower()
+        cls = next((c for part, c in _STREAM_CODE_CLASSES if part in lowered), None)
+    shown = f"{message} (code {code})" if code else message
+    return (cls or ChatClientError)(f"error in the model's stream: {shown}", provider=provider)
 
 
 def retry_after_seconds(
