@@ -9,7 +9,7 @@ from typing_extensions import TypedDict, TypeVar
 
 if TYPE_CHECKING:
     from agentcore._hosted_tools import HostedTool
-    from agentcore.tools import FunctionTool
+    from agentcore.tools import FunctionTool, SupportsToolCall
 
 __all__ = ["ChatOptions", "RequiredToolChoice", "ToolChoice", "ToolLike"]
 
@@ -26,8 +26,11 @@ class RequiredToolChoice(TypedDict, total=False):
 ToolChoice: TypeAlias = Literal["auto", "none", "required"] | RequiredToolChoice
 """``"auto"`` (the model decides), ``"none"`` (no tools), ``"required"`` (must call)."""
 
-ToolLike: TypeAlias = Union["FunctionTool[..., Any]", "HostedTool", Mapping[str, Any]]
-"""What ``options["tools"]`` holds: function tools, hosted tools, or raw provider dicts."""
+ToolLike: TypeAlias = Union[
+    "FunctionTool[..., Any]", "SupportsToolCall", "HostedTool", Mapping[str, Any]
+]
+"""What ``options["tools"]`` holds: function tools (or anything with a tool's shape),
+hosted tools, or raw provider dicts."""
 
 
 class ChatOptions(TypedDict, Generic[ResponseT], total=False):

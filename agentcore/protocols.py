@@ -23,6 +23,7 @@ from agentcore._responses import (
 )
 from agentcore._sessions import AgentSession
 from agentcore._stream import ResponseStream
+from agentcore.tools._protocols import SupportsToolCall
 
 if TYPE_CHECKING:
     from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
@@ -52,7 +53,9 @@ __all__ = [
     "SupportsImageGenerationTool",
     "SupportsMCPTool",
     "SupportsShellTool",
+    "SupportsToolCall",
     "SupportsWebSearchTool",
+    "ToolProvider",
 ]
 
 OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True, default=Any)
@@ -257,3 +260,15 @@ class ContextProvider(Protocol):
     async def before_run(self, context: AgentContext) -> None: ...
 
     async def after_run(self, context: AgentContext) -> None: ...
+
+
+@runtime_checkable
+class ToolProvider(Protocol):
+    """Hands a run its tools: an agent asks once when each run starts.
+
+    One answer per run keeps the run's tool list consistent (a change takes effect
+    at the next run). A provider that holds a connection is also an async context
+    manager; ``async with agent:`` enters and leaves it.
+    """
+
+    async def get_tools(self, context: AgentContext) -> Sequence[SupportsToolCall]: ...
