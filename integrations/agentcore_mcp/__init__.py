@@ -14,6 +14,7 @@ if importlib.util.find_spec("mcp") is None:
     raise ImportError("agentcore_mcp needs the MCP SDK: pip install 'agentcore-framework[mcp]'")
 
 from agentcore_mcp._results import ResultMode, to_contents, to_tool_result
+from agentcore_mcp._serve import serve_http, serve_stdio, streamable_http_app, to_mcp_server
 from agentcore_mcp._tool import MCPFunctionTool, MCPToolInfo
 from agentcore_mcp._toolset import ApprovalSpec, MCPToolset
 
@@ -23,6 +24,10 @@ __all__ = [
     "MCPToolInfo",
     "MCPToolset",
     "ResultMode",
+    "serve_http",
+    "serve_stdio",
+    "streamable_http_app",
     "to_contents",
+    "to_mcp_server",
     "to_tool_result",
 ]

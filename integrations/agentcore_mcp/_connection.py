@@ -153,7 +153,8 @@ class Connection:
                 Exception
             ) as exc:  # the owner never raises into the group (it would cancel the user)
                 if first and not self._up:
-                    raise self._error("cannot be reached", exc) from None
+                    error = self._error("cannot be reached", exc)
+                    raise error from error.__cause__
                 if not self._up:
                     self._failure = exc
                     self._finish_attempt()

@@ -2,8 +2,8 @@
 calls, a tool list that grows, a crash. Built on the ``mcp`` SDK's ``MCPServer``.
 
 Run ``python fixture_server.py stdio`` or ``python fixture_server.py http PORT``
-(bound to 127.0.0.1). ``tools/list`` requests are counted in the file named by
-``FIXTURE_COUNT_FILE`` when that is set, so tests can see the cache at work.
+(bound to 127.0.0.1). The ``lists`` tool says how many ``tools/list`` requests the process answered, so
+tests can see the client's cache at work.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import os
 import sys
+from typing import Any
 
 import anyio
 from mcp import types
@@ -109,28 +110,36 @@ async def grow(ctx: Context) -> str:
     server.add_tool(late)
     try:
         await ctx.notify_tools_changed()
-    except Exception:  # noqa: BLE001  # a legacy session has no listen bus
+    except Exception:  # a legacy session has no listen bus
         pass
     try:
         await ctx.session.send_tool_list_changed()
-    except Exception:  # noqa: BLE001  # a modern session may have no back channel
+    except Exception:  # a modern session may have no back channel
         pass
     return "grown"
 
 
+_lists = 0
+
+
+@server.tool()
+def lists() -> int:
+    """How many tools/list requests this server process has answered."""
+    return _lists
+
+
 def _count_lists() -> None:
-    path = os.environ.get("FIXTURE_COUNT_FILE")
-    if not path:
-        return
-    original = server._handle_list_tools  # pyright: ignore[reportPrivateUsage]
+    low = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    entry = low.get_request_handler("tools/list")
+    assert entry is not None
+    listing = entry.handler
 
-    async def counting(*args: object, **kwargs: object) -> object:
-        with open(path, "a") as out:
-            out.write("list\n")
-        return await original(*args, **kwargs)  # type: ignore[arg-type]
+    async def counting(ctx: Any, params: Any) -> Any:
+        global _lists
+        _lists += 1
+        return await listing(ctx, params)
 
-    server._lowlevel_server.add_request_handler  # noqa: B018  # exists: checked below
-    server._handle_list_tools = counting  # type: ignore[method-assign]
+    low.add_request_handler("tools/list", entry.params_type, counting)
 
 
 if __name__ == "__main__":
