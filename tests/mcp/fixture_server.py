@@ -2,13 +2,14 @@
 calls, a tool list that grows, a crash. Built on the ``mcp`` SDK's ``MCPServer``.
 
 Run ``python fixture_server.py stdio`` or ``python fixture_server.py http PORT``
-(bound to 127.0.0.1). The ``lists`` tool says how many ``tools/list`` requests the process answered, so
-tests can see the client's cache at work.
+(bound to 127.0.0.1). The ``lists`` tool says how many ``tools/list`` requests the
+process answered, so tests can see the client's cache at work.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import sys
 from typing import Any
@@ -108,14 +109,10 @@ async def grow(ctx: Context) -> str:
         return "late"
 
     server.add_tool(late)
-    try:
+    with contextlib.suppress(Exception):  # a legacy session has no listen bus
         await ctx.notify_tools_changed()
-    except Exception:  # a legacy session has no listen bus
-        pass
-    try:
+    with contextlib.suppress(Exception):  # a modern session may have no back channel
         await ctx.session.send_tool_list_changed()
-    except Exception:  # a modern session may have no back channel
-        pass
     return "grown"
 
 

@@ -203,8 +203,11 @@ async def test_bad_arguments_are_rejected_before_any_request(fixture_url: str) -
 
 async def test_a_timeout_is_a_timeout_result_and_the_next_call_works(fixture_url: str) -> None:
     client = ScriptedChatClient(
-        [call_turn("slow", '{"seconds": 5}'), call_turn("add", '{"a": 1, "b": 2}', "call_2")]
-        + [answer_turn("done")]
+        [
+            call_turn("slow", '{"seconds": 5}'),
+            call_turn("add", '{"a": 1, "b": 2}', "call_2"),
+            answer_turn("done"),
+        ]
     )
     agent = Agent(client, tools=[MCPToolset.http(fixture_url, timeout=0.3)])
 
@@ -302,7 +305,7 @@ async def test_a_missing_command_is_one_typed_error() -> None:
 
 def test_options_are_checked_where_they_are_given() -> None:
     with pytest.raises(ValueError, match="result_mode must be one of"):
-        MCPToolset.http("http://127.0.0.1:1/mcp", result_mode="everything")  # type: ignore[arg-type]
+        MCPToolset.http("http://127.0.0.1:1/mcp", result_mode="everything")
     with pytest.raises(TypeError, match="collections of names"):
         MCPToolset.http("http://127.0.0.1:1/mcp", allowed_tools="add")
     with pytest.raises(ValueError, match="http:// or https://"):
@@ -312,7 +315,7 @@ def test_options_are_checked_where_they_are_given() -> None:
 def test_a_toolset_is_never_a_tool_itself() -> None:
     from agentcore import SupportsToolCall, ToolProvider
 
-    toolset = MCPToolset.stdio(sys.executable, [FIXTURE, "stdio"])
+    toolset: object = MCPToolset.stdio(sys.executable, [FIXTURE, "stdio"])
     assert isinstance(toolset, ToolProvider)
     assert not isinstance(toolset, SupportsToolCall)
 
