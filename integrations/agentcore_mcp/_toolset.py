@@ -18,6 +18,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from typing_extensions import Self
 
 from agentcore import AgentContext, ToolResult
+from agentcore.errors import ToolServerError
 from agentcore.tools import ApprovalMode
 from agentcore_mcp._connection import Connection
 from agentcore_mcp._results import ResultMode, to_tool_result
@@ -193,11 +194,15 @@ class MCPToolset:
     ) -> ToolResult:
         """Call the server's tool ``name`` (its own name, without the prefix).
 
-        An MCP error answer becomes an error result the model sees; so does a lost
-        connection (the call may or may not have run; the next call reconnects). A
+        An MCP error answer becomes an error result the model sees; so do a lost
+        connection (the call may or may not have run; the next call reconnects) and a
+        server that cannot be reached again. A
         timeout raises ``TimeoutError``, which the tool loop reports as a timeout.
         """
-        client = await self._connection.ensure()
+        try:
+            client = await self._connection.ensure()
+        except ToolServerError as exc:
+            return ToolResult(f"Error: {exc}", is_error=True)  # the model may go on without it
         limit = timeout if timeout is not None else self.timeout
         try:
             result = await client.call_tool(name, dict(arguments), read_timeout_seconds=limit)

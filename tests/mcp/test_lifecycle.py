@@ -11,6 +11,7 @@ import pytest
 from agentcore_mcp import MCPToolset
 
 from agentcore import Agent, FunctionResultContent
+from agentcore.errors import ToolServerError
 from agentcore.testing import ScriptedChatClient
 from tests.agent._runs import answer_turn, call_turn
 
@@ -133,3 +134,28 @@ async def test_a_changed_tool_list_reaches_the_next_run(mode: str) -> None:
 
     assert "late" not in before
     assert "late" in after
+
+
+async def test_an_http_server_that_goes_away_and_comes_back() -> None:
+    from .conftest import free_port, start_http, stop
+
+    port = free_port()
+    command = [sys.executable, FIXTURE, "http", str(port)]
+    process = start_http(command, port)
+    toolset = MCPToolset.http(f"http://127.0.0.1:{port}/mcp", name="web")
+    try:
+        async with toolset:
+            assert (await toolset.call_tool("add", {"a": 1, "b": 1})).value == "2"
+            stop(process)
+
+            down = await toolset.call_tool("add", {"a": 1, "b": 1})
+            assert down.is_error
+            assert "'web'" in str(down.value)
+            with pytest.raises(ToolServerError, match=r"'web' \(streamable HTTP\) cannot"):
+                await toolset.get_tools()  # the next run starts here, and learns it at once
+
+            process = start_http(command, port)
+            back = await toolset.call_tool("add", {"a": 2, "b": 2})
+            assert back.value == "4"
+    finally:
+        stop(process)
