@@ -9,6 +9,7 @@ private; import from ``agentcore`` (or the documented public submodules
 from typing import TYPE_CHECKING, Any
 
 from agentcore._agent.agent import Agent
+from agentcore._agent.tool_providers import ToolProvider
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import ToolLoop
 from agentcore._run_context import RunContext, RunLocals
@@ -66,7 +67,6 @@ from agentcore.protocols import (
     SupportsMCPTool,
     SupportsShellTool,
     SupportsWebSearchTool,
-    ToolProvider,
 )
 from agentcore.tools import (
     FunctionTool,

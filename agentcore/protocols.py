@@ -23,7 +23,6 @@ from agentcore._types.responses import (
     ChatResponse,
     ChatResponseUpdate,
 )
-from agentcore.tools._protocols import SupportsToolCall
 
 if TYPE_CHECKING:
     from agentcore._types.embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
@@ -53,9 +52,7 @@ __all__ = [
     "SupportsImageGenerationTool",
     "SupportsMCPTool",
     "SupportsShellTool",
-    "SupportsToolCall",
     "SupportsWebSearchTool",
-    "ToolProvider",
 ]
 
 OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True, default=Any)
@@ -260,15 +257,3 @@ class ContextProvider(Protocol):
     async def before_run(self, context: AgentContext) -> None: ...
 
     async def after_run(self, context: AgentContext) -> None: ...
-
-
-@runtime_checkable
-class ToolProvider(Protocol):
-    """Hands a run its tools: an agent asks once when each run starts.
-
-    One answer per run keeps the run's tool list consistent (a change takes effect
-    at the next run). A provider that holds a connection is also an async context
-    manager; ``async with agent:`` enters and leaves it.
-    """
-
-    async def get_tools(self, context: AgentContext) -> Sequence[SupportsToolCall]: ...
