@@ -20,7 +20,7 @@ import os
 import threading
 from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, get_args, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args, overload
 
 import anyio
 import httpx2
@@ -39,7 +39,6 @@ from agentcore import (
     Message,
     ResponseStream,
     SupportsGetResponse,
-    SupportsToolCall,
     TextContent,
     ToolChoice,
     Usage,
@@ -47,6 +46,7 @@ from agentcore import (
     tool,
 )
 from agentcore.errors import TransientError, error_for_status
+from agentcore.protocols import ToolDeclaration
 from agentcore.sse import close_body, server_sent_events
 from agentcore.structured import json_schema_for
 
@@ -161,15 +161,13 @@ def _wire_messages(message: Message) -> list[dict[str, Any]]:
     return ([wire] if wire["content"] or "tool_calls" in wire else []) + results
 
 
-def _wire_tool(tool: SupportsToolCall | HostedTool | Mapping[str, Any]) -> dict[str, Any]:
+def _wire_tool(tool: ToolDeclaration | HostedTool | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(tool, Mapping):
         return dict(tool)  # a raw Chat Completions tool definition, sent as it is
-    if isinstance(tool, get_args(HostedTool)):
-        kind = getattr(tool, "kind", "")
-        raise ValueError(f"OpenAICompatibleChatClient has no hosted {kind!r} tool")
-    function = cast("SupportsToolCall", tool)  # FunctionTool, or anything with its shape
-    spec = {"name": function.name, "description": function.description}
-    return {"type": "function", "function": {**spec, "parameters": dict(function.parameters)}}
+    if isinstance(tool, ToolDeclaration):  # a function tool: name, description, parameters
+        spec = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+        return {"type": "function", "function": spec}
+    raise ValueError(f"OpenAICompatibleChatClient has no hosted {tool.kind!r} tool")
 
 
 def _wire_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
