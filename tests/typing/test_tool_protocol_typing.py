@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentcore import AgentContext, FunctionTool, SupportsToolCall, ToolProvider, tool
+from agentcore.protocols import ToolDeclaration
 
 
 @tool
@@ -32,11 +33,18 @@ class NotAProvider:
 _function_tool: SupportsToolCall = lookup
 _generic_function_tool: SupportsToolCall = FunctionTool[..., Any](lookup.func)
 _provider: ToolProvider = Provider()
+
+
+def declared(tool: SupportsToolCall) -> ToolDeclaration:
+    return tool  # checked: every executable tool is also a declaration adapters can send
+
+
 _not_a_tool: SupportsToolCall = Provider()  # type: ignore[assignment]
 _not_a_provider: ToolProvider = NotAProvider()  # type: ignore[assignment]
 
 
 def test_the_runtime_checks_agree_with_the_static_ones() -> None:
     assert isinstance(lookup, SupportsToolCall)
+    assert isinstance(declared(lookup), ToolDeclaration)
     assert isinstance(Provider(), ToolProvider)
     assert not isinstance(Provider(), SupportsToolCall)
