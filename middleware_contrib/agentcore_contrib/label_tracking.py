@@ -33,6 +33,7 @@ from agentcore import (
     FunctionTool,
     IntegrityLabel,
     RunContext,
+    SupportsToolCall,
     ToolContext,
     experimental,
     tool,
@@ -205,7 +206,7 @@ class LabelTracking:
             return ContentLabel(IntegrityLabel.TRUSTED, ConfidentialityLabel.PUBLIC)
         return label_from(stored)
 
-    def source_label(self, function: FunctionTool[..., Any]) -> ContentLabel | None:
+    def source_label(self, function: SupportsToolCall) -> ContentLabel | None:
         """Tier 2: the declared label of a tool's source, if any."""
         declared = self.source_labels.get(function.name)
         if declared is not None:
