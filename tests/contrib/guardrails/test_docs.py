@@ -23,5 +23,5 @@ async def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None
         "My e-mail is [email], can you help?",
         "Sure: write to [email] and we will reply.",
         "Blocked by the prompt_injection guardrail (input).",
-        "the text matches a known prompt-injection phrasing",
+        "the text looks like a prompt injection (override)",
     ]

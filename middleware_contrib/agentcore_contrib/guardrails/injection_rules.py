@@ -1,0 +1,609 @@
+"""The default prompt-injection rules: the *structure* of an attack, not fixed phrases.
+
+Each rule names a family and a regular expression matched against the folded spellings of
+a text (:mod:`~agentcore_contrib.guardrails.normalize`). The rules look for what every
+injection needs, whatever its wording:
+
+- **override**: a verb that sets something aside (ignore, disregard, forget, override,
+  stop following, ...) whose object, a few words on, is the model's earlier directives
+  (instructions, rules, prompt, guidelines, what it was told, ...); or a claim that new
+  or real instructions now apply; or an order to act "regardless of" them;
+- **role**: a take-over of the model's identity or limits (you are now ..., act as an
+  unrestricted ..., developer mode enabled, without any restrictions ...);
+- **extraction**: a verb of showing (repeat, print, reveal, paste, share, ...) aimed at
+  the model's own prompt, configuration or "the text above";
+- **indirect**: what text inside a document or tool result says when it addresses the
+  model that reads it (a note "to the AI", "if you are asked to summarise this ...",
+  "before you solve the task the user gave you ...") and fake conversation markup;
+- **exfiltration**: sending conversation data somewhere, or embedding it in a link or
+  image the reader's client fetches.
+
+Words between the parts are allowed (a bounded number), so "ignore any previous and
+following instructions" matches the same rule as "ignore previous instructions".
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_INJECTION_PATTERNS", "DEFAULT_INJECTION_RULES"]
+
+_GAP = r"[\W_]*+"  # possessive: a run of punctuation is never re-split (linear time)
+_WORDS = r"(?:[\w'’-]+[\W_]+){0,%d}?"
+
+
+def _p(*parts: str) -> str:
+    """Join ``parts``; spaces in them match any run of non-letters (or none)."""
+    return "".join(parts).replace(" ?", " ").replace(" ", _GAP)
+
+
+def _any(*words: str) -> str:
+    """A group matching one of ``words`` (longest first, so prefixes do not win)."""
+    return "(?:" + "|".join(sorted(words, key=len, reverse=True)) + ")"
+
+
+def _words(most: int) -> str:
+    """Up to ``most`` words in between (lazily)."""
+    return _WORDS % most
+
+
+_DROP = _any(
+    "ignore",
+    "ignoring",
+    "disregard",
+    "disregarding",
+    "forget",
+    "forgetting",
+    "bypass",
+    "override",
+    "overriding",
+    "overwrite",
+    "abandon",
+    "discard",
+    "neglect",
+    "nullify",
+    "cancel",
+    "void",
+    "skip",
+    "drop",
+    "set aside",
+    "put aside",
+    "throw out",
+    "pay no attention to",
+    "do not follow",
+    "don t follow",
+    "dont follow",
+    "stop following",
+    "stop obeying",
+    "do not obey",
+    "don t obey",
+    "no longer follow",
+    "no longer obey",
+    "no longer bound by",
+    "unbound by",
+    "free yourself from",
+    "break free of",
+    "break free from",
+)
+_EARLIER = _any(
+    "previous",
+    "previously",
+    "prior",
+    "above",
+    "earlier",
+    "preceding",
+    "former",
+    "foregoing",
+    "initial",
+    "original",
+    "old",
+    "older",
+    "existing",
+    "pre existing",
+    "preexisting",
+    "current",
+    "default",
+    "given",
+    "built in",
+    "system",
+    "developer",
+    "safety",
+    "all",
+    "any",
+    "every",
+    "other",
+    "following",
+    "these",
+    "those",
+    "your",
+    "its",
+    "the above",
+    "operator s",
+    "user s",
+)
+_RULES = _any(
+    r"i\w{0,2}ns\w{0,4}tions?",  # instructions, also misspelt (iunstructions, instrcutions)
+    "instructed",
+    "prompts?",
+    "rules?",
+    "directions",
+    "directives?",
+    "guidelines?",
+    "guidance",
+    "context",
+    "constraints",
+    "programming",
+    "guardrails",
+    "restrictions",
+    "policies",
+    "policy",
+    "commands?",
+    "orders",
+    "requests",
+    "messages?",
+    "inputs?",
+    "tasks?",
+    "text",
+    "content",
+    "conversation",
+    "training",
+    "limitations",
+    "ethics",
+    "filters",
+    "safeguards",
+    "boundaries",
+    "settings",
+    "configuration",
+    "you were told",
+    "you have been told",
+    "you ve been told",
+    "you were given",
+    "you have been given",
+)
+_LIMITS = _any(
+    "restrictions",
+    "rules",
+    "limits",
+    "filters",
+    "filtering",
+    "limitations",
+    "ethics",
+    "ethical considerations",
+    "ethical guidelines",
+    "moral",
+    "morals",
+    "morality",
+    "guidelines",
+    "censorship",
+    "constraints",
+    "boundaries",
+    "safeguards",
+    "policies",
+    "content policy",
+    "safety",
+)
+_ROGUE = _any(
+    "unrestricted",
+    "unfiltered",
+    "uncensored",
+    "unbound",
+    "unlimited",
+    "unconstrained",
+    "jailbroken",
+    "amoral",
+    "evil",
+    "rogue",
+    "malicious",
+    "dan",
+    "stan",
+    "dude",
+    "no limits",
+    "no restrictions",
+    "no filters",
+)
+_SELF = _any(
+    "ai",
+    "assistant",
+    "model",
+    "language model",
+    "llm",
+    "chatbot",
+    "bot",
+    "agent",
+    "gpt",
+    "chatgpt",
+    "claude",
+    "gemini",
+    "copilot",
+)
+_REVEAL = _any(
+    "reveal",
+    "show",
+    "print",
+    "repeat",
+    "output",
+    "display",
+    "leak",
+    "expose",
+    "dump",
+    "recite",
+    "spell out",
+    "write out",
+    "write down",
+    "paste",
+    "share",
+    "copy",
+    "echo",
+    "list",
+    "return",
+    "provide",
+    "disclose",
+    "divulge",
+    "summarize",
+    "summarise",
+    "translate",
+    "tell me",
+    "give me",
+    "send me",
+    "what is",
+    "what s",
+    "what are",
+    "what were",
+    "what was",
+    "go line by line",
+    "go through",
+)
+_OWN_PROMPT = _any(
+    "system prompt",
+    "system message",
+    "system instructions?",
+    "initial prompt",
+    "initial instructions?",
+    "original prompt",
+    "original instructions?",
+    "hidden prompt",
+    "hidden instructions?",
+    "secret instructions?",
+    "developer prompt",
+    "developer message",
+    "developer instructions?",
+    "pre prompt",
+    "preprompt",
+    "meta prompt",
+    "metaprompt",
+    "prompt you were given",
+    "instructions you were given",
+    "instructions you have been given",
+    "prompt you have been given",
+    "your (?:own |full |entire |complete |exact |first |initial |original )*(?:prompt|instructions|configuration|config|guidelines|directives|rules)",
+    "your unique id",
+    "your secret",
+    "your password",
+    "your api key",
+)
+_ABOVE = _any(
+    "(?:words|text|lines?|everything|content|messages?|what you see|all|sentences?|"
+    "instructions) (?:written |shown |that appears? |that is |that are )?above",
+    "(?:everything|all|the text|the words) (?:before|prior to) (?:this|my) (?:message|line|point)",
+    "above this (?:message|line)",
+)
+_ADDRESS = _any(
+    "ai",
+    "ai assistant",
+    "assistant",
+    "language model",
+    "llm",
+    "chatbot",
+    "ai model",
+    "model",
+    "agent",
+    "ai agent",
+    "bot",
+    "gpt",
+)
+_LOOT = _any(
+    "conversation history",
+    "conversation",
+    "chat history",
+    "chat log",
+    "user data",
+    "customer data",
+    "credentials",
+    "passwords?",
+    "api keys?",
+    "secrets?",
+    "access tokens?",
+    "system prompt",
+    "personal data",
+)
+
+DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
+    # --- override: set aside the earlier directives --------------------------------
+    # No word boundary after the directive: letters spaced apart join with the next word.
+    ("override", _p(rf"\b{_DROP} (?:{_EARLIER} )*{_RULES}")),
+    ("override", _p(rf"\b{_DROP} ", _words(4), rf"{_EARLIER}\b", _words(3), rf" {_RULES}")),
+    (
+        "override",
+        _p(
+            r"\b(?:treat|consider|regard|interpret|take|read|follow) (?:the |this |these |all )?",
+            r"(?:following |text |words |message |content |below |above |here )+as ",
+            r"(?:your |an? |the )?(?:\w+ ){0,2}(?:directives?|instructions?|commands?|orders",
+            r"|system prompt|priority)",
+        ),
+    ),
+    (
+        "override",
+        _p(
+            r"\b(?:ignore|disregard|forget|discard|set aside|put aside) ",
+            r"(?:everything|anything|all|what) (?:(?:that |you )?",
+            r"(?:above|before|prior|previously|earlier|said|were told|was said|have been told",
+            r"|you know|i said|i told you))",
+        ),
+    ),
+    (
+        "override",
+        _p(
+            r"\b(?:regardless of|irrespective of|no matter) (?:what )?",
+            _words(2),
+            rf"(?:{_EARLIER}) ",
+            _words(1),
+            rf"{_RULES}\b",
+        ),
+    ),
+    (
+        "override",
+        _p(
+            r"\b(?:new|updated|revised|real|actual|true|override|hidden|secret|additional) ",
+            r"(?:important |urgent |priority |critical |system |primary |main )*",
+            r"(?:instructions?|rules|directives?|commands|orders|tasks?|objective|mission|goal",
+            r"|assignment|prompt|guidelines|policy)",
+        )
+        + r"(?:\s*[*#!\])>]+|\s*:|\s*\n|$|\s*(?:are|is) as follows|\s*follows?\b|\s*override|\s*supersede)",
+    ),
+    (
+        "override",
+        _p(
+            r"\b(?:these|this|the following|my|our) (?:new |updated )?",
+            r"(?:instructions?|rules|directives?|commands?|orders) ",
+            r"(?:override|overrides|supersede|supersedes|replace|replaces|take precedence)",
+        ),
+    ),
+    (
+        "override",
+        _p(
+            r"\b(?:instructions?|directives?|commands?|orders|rules) ",
+            r"(?:are|is) (?:now )?(?:null|void|cancell?ed|revoked|obsolete|outdated|invalid)",
+        ),
+    ),
+    ("override", _p(r"\bfrom now on,? you (?:will|must|shall|are|have|should|answer|reply|respond)")),
+    (
+        "override",
+        _p(
+            r"\byour (?:new|real|true|only|actual|next|updated) ",
+            r"(?:task|goal|objective|purpose|job|role|instructions?|mission|assignment) (?:is|are|will be)",
+        ),
+    ),
+    (
+        "override",
+        _p(
+            r"\b(?:i|we) (?:made a mistake|forgot) (?:when|in|while)? ?(?:i |we )?",
+            r"(?:gave|giving|wrote|writing) you (?:your |the )?(?:instructions|prompt|rules)",
+        ),
+    ),
+    # --- role: take over the model's identity or its limits ------------------------
+    (
+        "role",
+        _p(
+            r"\byou are (?:now |no longer )(?:an? |in |the |operating as |acting as )?",
+            r"(?:dan|unrestricted|unfiltered|uncensored|jailbroken|free|evil|developer|admin",
+            r"|administrator|root|god|bound|restricted|an ai|a language model|chatgpt|claude",
+            r"|assistant|limited|in developer mode|operating|running|a no limits|no limits)",
+        ),
+    ),
+    ("role", _p(rf"\byou are (?:now )?(?:an? )?{_ROGUE}\b")),
+    (
+        "role",
+        _p(
+            r"\b(?:act|behave|respond|answer|pretend|roleplay|role play|reply|operate|function) ",
+            rf"(?:as|like|to be|you are|as if you were) (?:an? |the )?{_ROGUE}",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\b(?:do anything now|dan mode|developer mode (?:enabled|on|activated|output|is on)",
+            r"|jail ?break(?:ed)? (?:mode|prompt|enabled|activated)",
+            r"|god mode (?:enabled|on|activated))",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\b(?:developer|debug|god|admin|sudo|maintenance|dan|jailbreak|unrestricted",
+            r"|experimental|root|test) mode (?:has been |is (?:now )?)?",
+            r"(?:enabled|activated|unlocked|engaged|switched on|turned on)",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\byou (?:are|re) (?:now )?(?:operating|running|working|acting) in ",
+            r"(?:developer|debug|god|admin|sudo|maintenance|dan|jailbreak|unrestricted|test",
+            r"|experimental|root|unfiltered) mode",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            rf"\b(?:you are|you re|as|become) an? (?:\w+ )?{_SELF} ",
+            rf"(?:without|with no|free of|free from|unbound by) (?:any )?{_LIMITS}",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\b(?:you are|you re|you will be|you can be|you have been) (?:now )?",
+            r"(?:not (?:subject|bound) to|free (?:from|of)|freed from|released from|unbound by",
+            r"|no longer (?:bound by|subject to|limited by|restricted by)) ",
+            rf"(?:any |all |your |the )?(?:\w+ )?{_LIMITS}",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\b(?:enable|activate|enter|switch to|turn on|unlock) ",
+            r"(?:developer|god|admin|dan|unrestricted|sudo|jailbreak) mode",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\b(?:unlock|enable|activate) (?:your |the |all )?(?:hidden|secret|restricted|",
+            r"forbidden|experimental) (?:functionalit(?:y|ies)|features|capabilities|abilities|",
+            r"functions|modes?)",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\b(?:without|no|free of|free from|ignoring|ignore) (?:any |all |your |the )?",
+            rf"{_LIMITS}\b.{{0,40}}\b(?:answer|respond|reply|comply|tell|say|write|do|generate",
+            r"|provide|output)",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\b(?:bypass|disable|turn off|switch off|deactivate|remove|circumvent|evade|",
+            r"get around) ",
+            r"(?:your |the |all |any )*(?:safety|content|security|moderation|ethical|internal)? ?",
+            r"(?:filters?|guardrails|restrictions|safeguards|policies|checks|protections",
+            r"|alignment|censorship)",
+        ),
+    ),
+    (
+        "role",
+        _p(
+            r"\bgrant (?:me |yourself |the user )?(?:temporary |full |elevated )?",
+            r"(?:administrative|admin|administrator|root|elevated|superuser|sudo) ",
+            r"(?:privileges|access|rights|permissions)",
+        ),
+    ),
+    # --- extraction: the model's own prompt or configuration ----------------------
+    ("extraction", _p(rf"\b{_REVEAL} (?:me |us )?", _words(4), rf"{_OWN_PROMPT}\b")),
+    ("extraction", _p(rf"\b{_REVEAL} (?:me |us )?", _words(3), rf"{_ABOVE}")),
+    (
+        "extraction",
+        _p(
+            r"\b(?:first|last|opening) (?:sentence|line|word|words|paragraph) ",
+            rf"(?:of|in) (?:your|the) (?:{_OWN_PROMPT}|system|initial|original|prompt)",
+        ),
+    ),
+    (
+        "extraction",
+        _p(
+            r"\b(?:repeat|print|output|recite|continue) ",
+            r"(?:the |all |your )?(?:words|text|lines|sentence|everything) ",
+            r"(?:starting|beginning) (?:with|from) (?:the phrase )?.?(?:you are|your)",
+        ),
+    ),
+    # --- indirect: text that addresses the model reading it --------------------
+    (
+        "indirect",
+        _p(
+            r"\b(?:if|when|in case) (?:you are|you re) (?:an? |the )?",
+            rf"{_ADDRESS} (?:reading|processing|summari[sz]ing|parsing|analy[sz]ing|that reads|",
+            r"who reads|and you)",
+        ),
+    ),
+    (
+        "indirect",
+        _p(
+            r"\b(?:note|message|instructions?|notice|attention|important|reminder|",
+            rf"directive) (?:to|for) (?:the |any |all )?{_ADDRESS}s?\b",
+        )
+        + r"\s*(?:[:\-—]|\n)",
+    ),
+    (
+        "indirect",
+        _p(
+            r"\b(?:if|when|whenever) (?:you are|you re|you get|you have been) ",
+            r"(?:told|asked|instructed|requested|prompted) to (?:\w+ ){0,3}",
+            r"(?:summari[sz]e|answer|translate|process|read|analy[sz]e|review|describe|",
+            r"classify|respond)",
+        ),
+    ),
+    (
+        "indirect",
+        _p(
+            r"\b(?:before|instead of|after) (?:you )?(?:can )?(?:solve|solving|answer|answering|",
+            r"do|doing|complete|completing|continue|continuing|perform|performing|finish|",
+            r"finishing|summari[sz]e|summari[sz]ing) ",
+            r"(?:the |your |my )?(?:original |actual |current )?(?:task|request|question|query",
+            r"|job|instructions?)",
+            r"(?: (?:that |which )?(?:i|the user|they|he|she) (?:gave|asked|assigned|told))?",
+        ),
+    ),
+    (
+        "indirect",
+        _p(
+            r"\bthe (?:task|request|question|instructions?) (?:that |which )?",
+            r"(?:i|the user) (?:gave|assigned|asked) you",
+        ),
+    ),
+    (
+        "indirect",
+        _p(
+            r"\bthis is an (?:important|urgent|critical|official) ",
+            r"(?:message|instruction|notice|request) from ",
+        ),
+    ),
+    (
+        "indirect",
+        _p(
+            r"\b(?:this is|message from|instructions? from) (?:your|the) ",
+            r"(?:developer|administrator|admin|creator|system|operator|owner|user)s?\b",
+        ),
+    ),
+    (
+        "indirect",
+        _p(
+            r"\b(?:system|admin|administrator|developer|root|security|operator) ",
+            r"(?:override|message|notice|command|instruction|alert|prompt)"
+        )
+        + r"[ \t]*(?::|\))",
+    ),
+    ("markup", r"<\|(?:im_start|im_end|system|endoftext|assistant|user)\|>"),
+    (
+        "markup",
+        r"\[/?inst\]|<</?sys>>|</?(?:system|instructions?|admin|developer|information|"
+        r"important_?instructions?|system_?prompt)>",
+    ),
+    ("markup", r"(?m)^[ \t]*#{2,}[ \t]*\(?[ \t]*(?:system|new[ \t]+instructions?|admin|developer)\b"),
+    ("markup", r"#{2,}[ \t]*\(?[ \t]*system[ _]?message"),
+    # --- exfiltration -------------------------------------------------------------
+    (
+        "exfiltration",
+        _p(
+            r"\b(?:send|forward|email|e mail|post|upload|exfiltrate|transmit|leak|copy) ",
+            r"(?:all |the |this |my |your |any |every |our |entire |whole |full |complete |",
+            rf"user s |users )*{_LOOT} to\b",
+        ),
+    ),
+    (
+        "exfiltration",
+        r"!\[[^\]\n]{0,80}\]\(https?://[^)\s]{1,200}[?&][\w.-]+=(?:\[|\{|%5b|%7b|\$)",
+    ),
+    (
+        "exfiltration",
+        _p(
+            r"\b(?:include|add|insert|append|embed|put|render|output|print|write|respond with|",
+            r"reply with|end|start|begin) ",
+            r"(?:in |to |at the end of |at the start of )?(?:your |the )?",
+            r"(?:response|answer|reply|output|summary)? ?",
+            r"(?:the following|this) ",
+            r"(?:exact )?(?:string|text|anchor|image|link|html|markdown|code|tag|snippet|url)",
+        ),
+    ),
+)
+
+DEFAULT_INJECTION_PATTERNS: tuple[str, ...] = tuple(rule for _, rule in DEFAULT_INJECTION_RULES)
+"""The default rules' regular expressions (without their families)."""
