@@ -6,6 +6,7 @@ import argparse
 import os
 import platform
 
+from benchmarks.guard_scan import guard_scans
 from benchmarks.scenarios import (
     Result,
     chat_stream_run,
@@ -54,6 +55,13 @@ def main() -> None:
             f"| {r.name:<{width}} | {r.agentcore_us:>8.1f} µs | {r.handwritten_us:>7.1f} µs "
             f"| {r.ratio:>5.1f}x | {budget:>9} | {r.note}"
         )
+    # Guard throughput: a 2 MB tool result (200 kB in the quick pass).
+    scans = guard_scans(200_000 if args.quick else 2_000_000, 1 if args.quick else 3)
+    print()
+    print("| guard | text | MB | MB/s |")
+    print("|-------|------|----|------|")
+    for s in scans:
+        print(f"| {s.guard} | {s.kind} | {s.megabytes:.1f} | {s.mb_per_s:.2f} |")
 
 
 if __name__ == "__main__":

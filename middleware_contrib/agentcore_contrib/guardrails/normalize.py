@@ -49,9 +49,15 @@ _URL = re.compile(r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9.+_-]){12,}")
 _LETTERS = re.compile(r"[a-z]{3,}")
 
 
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]+")
+
+
 def fold(text: str) -> str:
     """Compatibility forms, invisible characters, look-alikes and spacing folded, lower-cased."""
-    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_LOOKALIKES)
+    if text.isascii():  # nothing to fold but control characters (a fast path)
+        text = _ASCII_CONTROL.sub("", text)
+    else:
+        text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_LOOKALIKES)
     return _NOISE.sub(" ", text.lower())
 
 
@@ -138,7 +144,7 @@ def spellings(text: str) -> list[str]:
     for candidate in (base[::-1], codecs.encode(base, "rot13")):
         if _more_english(candidate, base, english):
             found.append(candidate)
-    raw = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    raw = text if text.isascii() else unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
     for decoded in _decoded(raw):
         found.extend(_variants(fold(decoded)))
     return list(dict.fromkeys(found))
