@@ -12,7 +12,6 @@ import json
 import time
 
 import attrs
-
 from agentcore_contrib.guardrails import PIIGuard, PromptInjectionGuard, TextGuard
 
 _PROSE = (
@@ -27,11 +26,15 @@ _CODE = (
     "        return {k: int(v) for k, v in json.load(handle).items() if v}\n\n"
 )
 _JSON = json.dumps(
-    {"results": [{"id": n, "title": f"Item {n}", "price": "12.50", "tags": ["a", "b"]} for n in range(5)]}
+    {
+        "results": [
+            {"id": n, "title": f"Item {n}", "price": "12.50", "tags": ["a", "b"]} for n in range(5)
+        ]
+    }
 )
 _MULTILINGUAL = (
     "Die Datei konnte nicht geöffnet werden. Le fichier est introuvable. "
-    "ファイルを開けませんでした。 Не удалось открыть файл. El archivo no existe.\n"
+    "ファイルを開けませんでした。 Не удалось открыть файл. El archivo no existe.\n"  # noqa: RUF001  # Russian text, not look-alikes
 )
 
 

@@ -61,6 +61,7 @@ def slices(text: str, size: int = SLICE_CHARS, overlap: int = OVERLAP_CHARS) -> 
             return
         start = max(end - overlap, start + 1)
 
+
 def _unanchored(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """``pattern`` without its leading ``\\b`` (``None`` if it has none)."""
     if not pattern.pattern.startswith("\\b"):
@@ -73,7 +74,7 @@ def _found(pattern: re.Pattern[str], unanchored: re.Pattern[str] | None, text: s
         return pattern.search(text) is not None
     for match in unanchored.finditer(text):
         start = match.start()
-        if start == 0 or not text[start - 1].isalnum() and text[start - 1] != "_":
+        if start == 0 or (not text[start - 1].isalnum() and text[start - 1] != "_"):
             return True
         # A match inside a word: the anchored pattern decides from here on.
         return pattern.search(text, start) is not None
@@ -165,9 +166,7 @@ class PromptInjectionGuard:
                     await anyio.lowlevel.checkpoint()
                 found = self._match(piece)
                 if found is not None:
-                    return GuardResult.block(
-                        f"the text looks like a prompt injection ({found[0]})"
-                    )
+                    return GuardResult.block(f"the text looks like a prompt injection ({found[0]})")
         if self.classifier is not None:
             score = self.classifier(text)
             if inspect.isawaitable(score):

@@ -27,7 +27,7 @@ from __future__ import annotations
 __all__ = ["DEFAULT_INJECTION_PATTERNS", "DEFAULT_INJECTION_RULES"]
 
 _GAP = r"[\W_]*+"  # possessive: a run of punctuation is never re-split (linear time)
-_WORDS = r"(?:[\w'’-]+[\W_]+){0,%d}?"
+_WORDS = r"(?:[\w'\u2019-]+[\W_]+){0,%d}?"
 
 
 def _p(*parts: str) -> str:
@@ -273,7 +273,8 @@ _OWN_PROMPT = _any(
     "instructions you were given",
     "instructions you have been given",
     "prompt you have been given",
-    "your (?:own |full |entire |complete |exact |first |initial |original )*(?:prompt|instructions|configuration|config|guidelines|directives|rules)",
+    "your (?:own |full |entire |complete |exact |first |initial |original )*"
+    "(?:prompt|instructions|configuration|config|guidelines|directives|rules)",
     "your unique id",
     "your secret",
     "your password",
@@ -356,7 +357,8 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
             r"(?:instructions?|rules|directives?|commands|orders|tasks?|objective|mission|goal",
             r"|assignment|prompt|guidelines|policy)",
         )
-        + r"(?:\s*[*#!\])>]+|\s*:|\s*\n|$|\s*(?:are|is) as follows|\s*follows?\b|\s*override|\s*supersede)",
+        + r"(?:\s*[*#!\])>]+|\s*:|\s*\n|$|\s*(?:are|is) as follows|\s*follows?\b"
+        + r"|\s*override|\s*supersede)",
     ),
     (
         "override",
@@ -373,12 +375,16 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
             r"(?:are|is) (?:now )?(?:null|void|cancell?ed|revoked|obsolete|outdated|invalid)",
         ),
     ),
-    ("override", _p(r"\bfrom now on,? you (?:will|must|shall|are|have|should|answer|reply|respond)")),
+    (
+        "override",
+        _p(r"\bfrom now on,? you (?:will|must|shall|are|have|should|answer|reply|respond)"),
+    ),
     (
         "override",
         _p(
             r"\byour (?:new|real|true|only|actual|next|updated) ",
-            r"(?:task|goal|objective|purpose|job|role|instructions?|mission|assignment) (?:is|are|will be)",
+            r"(?:task|goal|objective|purpose|job|role|instructions?|mission|assignment) ",
+            r"(?:is|are|will be)",
         ),
     ),
     (
@@ -567,7 +573,7 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
         "indirect",
         _p(
             r"\b(?:system|admin|administrator|developer|root|security|operator) ",
-            r"(?:override|message|notice|command|instruction|alert|prompt)"
+            r"(?:override|message|notice|command|instruction|alert|prompt)",
         )
         + r"[ \t]*(?::|\))",
     ),
@@ -577,7 +583,10 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
         r"\[/?inst\]|<</?sys>>|</?(?:system|instructions?|admin|developer|information|"
         r"important_?instructions?|system_?prompt)>",
     ),
-    ("markup", r"(?m)^[ \t]*#{2,}[ \t]*\(?[ \t]*(?:system|new[ \t]+instructions?|admin|developer)\b"),
+    (
+        "markup",
+        r"(?m)^[ \t]*#{2,}[ \t]*\(?[ \t]*(?:system|new[ \t]+instructions?|admin|developer)\b",
+    ),
     ("markup", r"#{2,}[ \t]*\(?[ \t]*system[ _]?message"),
     # --- exfiltration -------------------------------------------------------------
     (

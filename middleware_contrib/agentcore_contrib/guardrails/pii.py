@@ -121,20 +121,27 @@ _NINO = re.compile(
 _SEP = r"(?:[ .\-\u00a0]|\) ?| ?\(|/ ?)?"
 _EXTENSION = r"(?:[ ,]*(?:ext\.?|extension|x|#)[ .:]*\d{1,6})?"
 _PHONE_INTERNATIONAL = re.compile(
-    r"(?<![\w+.\-/])(?:\+|00)[1-9]\d{0,2}(?:" + _SEP + r"(?:\(0\)" + _SEP + r")?\d{1,5}){1,6}"
-    + _EXTENSION + r"(?![\w\-]|[.,]\d)",
+    r"(?<![\w+.\-/])(?:\+|00)[1-9]\d{0,2}(?:"
+    + _SEP
+    + r"(?:\(0\)"
+    + _SEP
+    + r")?\d{1,5}){1,6}"
+    + _EXTENSION
+    + r"(?![\w\-]|[.,]\d)",
     re.IGNORECASE,
 )
 _PHONE_NANP = re.compile(
     r"(?<![\w+.\-/])(?:1[ .\-]?)?(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[ .\-])[2-9]\d{2}[ .\-]\d{4}"
-    + _EXTENSION + r"(?![\w\-]|[.,]\d)",
+    + _EXTENSION
+    + r"(?![\w\-]|[.,]\d)",
     re.IGNORECASE,
 )
 # National forms: a trunk 0 and an area code (030 901820, 06.12.34.56.78, (02) 9374 4000),
 # or an area code in parentheses ((11) 91234-5678).
 _PHONE_NATIONAL = re.compile(
     r"(?<![\w+.\-/(])(?:\(0\d{1,4}\)|0\d{1,4}|\(\d{2,4}\))(?:[ .\-]?\d{2,5}){1,4}"
-    + _EXTENSION + r"(?![\w\-]|[.,]\d)",
+    + _EXTENSION
+    + r"(?![\w\-]|[.,]\d)",
     re.IGNORECASE,
 )
 _DATE_LIKE = re.compile(r"\d{1,4}[./\-]\d{1,2}[./\-]\d{1,4}")

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import attrs
-
 from agentcore_contrib.guardrails import PIIGuard, PromptInjectionGuard
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -4,8 +4,8 @@ find what sits anywhere in it (also across the cut between two slices)."""
 from __future__ import annotations
 
 import anyio
+import anyio.lowlevel
 import pytest
-
 from agentcore_contrib.guardrails import PIIGuard, PromptInjectionGuard
 from agentcore_contrib.guardrails.injection import OVERLAP_CHARS, SLICE_CHARS, slices
 
@@ -29,7 +29,7 @@ async def ticks_during(scan: object) -> tuple[int, object]:
         nonlocal ticks
         while not done:
             ticks += 1
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
 
     async def scanner() -> None:
         nonlocal done, result

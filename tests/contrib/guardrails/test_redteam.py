@@ -39,10 +39,19 @@ HOLDOUT_FLOOR = 0.85  # every family but non_english, holdout split only
 def test_the_corpus_is_big_and_sourced() -> None:
     assert len(ATTACKS) >= 500
     assert len(BENIGN) >= 900
-    assert {s.family for s in BENIGN} >= {"docs", "code", "chat", "email", "tickets", "multilingual"}
+    assert {s.family for s in BENIGN} >= {
+        "docs",
+        "code",
+        "chat",
+        "email",
+        "tickets",
+        "multilingual",
+    }
     assert set(FAMILY_FLOORS) == {s.family for s in ATTACKS}
     for sample in ATTACKS + BENIGN:
-        assert sample.source and sample.licence and sample.split in {"dev", "holdout"}
+        assert sample.source
+        assert sample.licence
+        assert sample.split in {"dev", "holdout"}
     holdout = sum(s.split == "holdout" for s in ATTACKS) / len(ATTACKS)
     assert 0.2 <= holdout <= 0.4
 
