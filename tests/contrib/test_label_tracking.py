@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +109,7 @@ _PLACEHOLDER = re.compile(r"\$VAR_(\d+)\b")
 _NAME = re.compile(r"\$VAR_\w+")
 
 
-def references(messages: list[Message]) -> list[str]:
+def references(messages: Sequence[Message]) -> list[str]:
     """The variable references the tool results of ``messages`` show, in order."""
     found: list[str] = []
     for message in messages:
@@ -125,7 +125,7 @@ def model(script: list[Any]) -> FunctionChatClient:
     conversation has shown (names are unique per run, so a script cannot spell them)."""
     position = 0
 
-    def respond(messages: list[Message], options: Any) -> Any:
+    def respond(messages: Sequence[Message], options: Mapping[str, Any]) -> Any:
         nonlocal position
         item = script[position]
         position += 1

@@ -8,6 +8,7 @@ copy what it read into the public tool.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -25,7 +26,7 @@ from agentcore import (
     tool,
 )
 from agentcore.testing import FunctionChatClient
-from tests.contrib.test_label_tracking import model, var
+from tests.contrib.test_label_tracking import model
 
 pytestmark = [
     pytest.mark.anyio,
@@ -182,7 +183,7 @@ async def test_a_reference_from_an_earlier_run_does_not_resolve_in_a_later_one()
         published.append(text)
         return "relayed"
 
-    def respond(messages: list[Message], options: Any) -> Any:
+    def respond(messages: Sequence[Message], options: Mapping[str, Any]) -> Any:
         shown = [
             c.result for m in messages for c in m.contents if isinstance(c, FunctionResultContent)
         ]
@@ -280,4 +281,3 @@ async def test_the_variable_names_of_a_run_are_unique_to_it() -> None:
         response = await agent_for(client, middleware).run("go")
         names.append(str(results(response)[0]).split()[0])
     assert names[0] != names[1]
-    assert var  # the helper shared with the label-tracking tests
