@@ -337,4 +337,4 @@ async def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out.splitlines()
     assert re.match(r"\$VAR_\w+_1 \(untrusted result of fetch_page, hidden", out[0])
     assert re.match(r"\$VAR_\w+_2 \(untrusted result of word_count, hidden", out[1])
-    assert out[2].startswith("The page has $VAR_")
+    assert out[2] == "The count came from untrusted input, so it stays hidden."

@@ -62,6 +62,46 @@ def slices(text: str, size: int = SLICE_CHARS, overlap: int = OVERLAP_CHARS) -> 
         start = max(end - overlap, start + 1)
 
 
+def _leading_keys(source: str) -> tuple[str, ...] | None:
+    """For a pattern ``\\b(?:word...|word...)...``: the letters each alternative starts
+    with, one of which any match contains (``None`` when the pattern has another shape).
+    Checking them with ``in`` is far cheaper than running the pattern."""
+    if not source.startswith("\\b(?:"):
+        return None
+    depth, start, alternatives = 0, len("\\b(?:"), []
+    index = start
+    while index < len(source):
+        char = source[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                alternatives.append(source[start:index])
+                break
+            depth -= 1
+        elif char == "|" and depth == 0:
+            alternatives.append(source[start:index])
+            start = index + 1
+        index += 1
+    else:
+        return None
+    keys: list[str] = []
+    for alternative in alternatives:
+        lead = re.match(r"[a-z]+", alternative)
+        if lead is None:
+            return None
+        key = lead.group()
+        if alternative[len(key) :].startswith(("?", "*", "{")):
+            key = key[:-1]
+        if not key:
+            return None
+        keys.append(key)
+    return tuple(dict.fromkeys(keys))
+
+
 def _unanchored(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """``pattern`` without its leading ``\\b`` (``None`` if it has none)."""
     if not pattern.pattern.startswith("\\b"):
@@ -128,7 +168,8 @@ class PromptInjectionGuard:
         # match can start with; searching without it and checking the boundary after is
         # several times faster on long texts.
         self._searches = tuple(
-            (family, pattern, _unanchored(pattern)) for family, pattern in compiled
+            (family, pattern, _unanchored(pattern), _leading_keys(pattern.pattern))
+            for family, pattern in compiled
         )
         self.classifier = classifier
         self.threshold = threshold
@@ -138,7 +179,9 @@ class PromptInjectionGuard:
 
     def _match(self, piece: str) -> tuple[str, str] | None:
         for variant in spellings(piece):
-            for family, pattern, unanchored in self._searches:
+            for family, pattern, unanchored, keys in self._searches:
+                if keys is not None and not any(key in variant for key in keys):
+                    continue  # none of the words a match starts with is in the text
                 if _found(pattern, unanchored, variant):
                     return family, pattern.pattern
         return None

@@ -40,7 +40,7 @@ _LOOKALIKES = str.maketrans(
 )
 _LEET_I = str.maketrans("013456789@$|!+", "oieasgtbgasiit")
 _LEET_L = str.maketrans("013456789@$|!+", "oleasgtbgasllt")
-_NOISE = re.compile(r"[*_~`]+|[ \t\u00a0]+")
+_NOISE = re.compile(r"(?:[*_~`]|[ \t\u00a0])+")
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][\s.\-_*/|]{1,3}){3,}[^\W\d_](?![^\W\d_])")
 _SPACER = re.compile(r"[\s.\-_*/|]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
