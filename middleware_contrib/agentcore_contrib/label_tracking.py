@@ -179,7 +179,8 @@ class _Store:
 
 
 def _inspect_variable(
-    name: Annotated[str, "The variable to read, for example $VAR_1"], context: ToolContext
+    name: Annotated[str, "The variable to read, for example $VAR_ab12cd_1"],
+    context: ToolContext,
 ) -> Any:
     """Read the content of an untrusted tool result hidden behind a variable reference.
 
@@ -206,9 +207,11 @@ class LabelTracking:
 
     Give the agent ``tracking.tools`` (the ``inspect_variable`` tool) and
     ``tracking.instructions`` along with the middleware. With ``resolve_references``
-    an argument that is exactly ``$VAR_n`` is replaced by the stored content (as text;
-    JSON for structured content) before the tool runs. ``hide_untrusted=False`` only
-    labels. Experimental: the first instance warns ``ExperimentalWarning``.
+    an argument that is exactly a reference (``$VAR_<run>_<n>``) is replaced by the
+    stored content (as text; JSON for structured content) before the tool runs.
+    ``accepts`` maps tool names to what they accept (:class:`Accepts`).
+    ``hide_untrusted=False`` only labels. Experimental: the first instance warns
+    ``ExperimentalWarning``.
     """
 
     def __init__(
@@ -243,7 +246,7 @@ class LabelTracking:
 
     @staticmethod
     def variables(run: RunContext) -> dict[str, dict[str, Any]]:
-        """The run's hidden results: ``{"$VAR_1": {"value", "integrity", ...}}``."""
+        """The run's hidden results: ``{"$VAR_<run>_1": {"value", "integrity", ...}}``."""
         return _Store.variables(run)
 
     @staticmethod
