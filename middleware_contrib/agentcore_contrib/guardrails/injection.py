@@ -68,7 +68,8 @@ def _leading_keys(source: str) -> tuple[str, ...] | None:
     Checking them with ``in`` is far cheaper than running the pattern."""
     if not source.startswith("\\b(?:"):
         return None
-    depth, start, alternatives = 0, len("\\b(?:"), []
+    depth, start = 0, len("\\b(?:")
+    alternatives: list[str] = []
     index = start
     while index < len(source):
         char = source[index]
