@@ -1,4 +1,5 @@
-"""LabelTracking: three-tier labels, untrusted results hidden behind $VAR_n references."""
+"""LabelTracking: results labelled by the join of source, inputs and embedded label; untrusted
+results hidden behind per-run variable references."""
 
 from __future__ import annotations
 
