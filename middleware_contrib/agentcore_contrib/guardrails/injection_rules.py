@@ -137,27 +137,24 @@ _RULES = _any(
     "policy",
     "commands?",
     "orders",
-    "requests",
     "messages?",
-    "inputs?",
-    "tasks?",
-    "text",
-    "content",
-    "conversation",
     "training",
     "limitations",
     "ethics",
-    "filters",
     "safeguards",
     "boundaries",
-    "settings",
-    "configuration",
     "you were told",
     "you have been told",
     "you ve been told",
     "you were given",
     "you have been given",
 )
+# Nouns that are directives only when something marks them as the earlier ones.
+_WEAK_RULES = _any("requests", "inputs?", "tasks?", "text", "content", "conversation")
+_STRONG_EARLIER = _any(
+    "previous", "previously", "prior", "above", "earlier", "preceding", "former", "foregoing",
+    "initial", "original", "pre existing", "preexisting", "system", "developer",
+)  # fmt: skip
 _LIMITS = _any(
     "restrictions",
     "rules",
@@ -184,8 +181,6 @@ _ROGUE = _any(
     "unrestricted",
     "unfiltered",
     "uncensored",
-    "unbound",
-    "unlimited",
     "unconstrained",
     "jailbroken",
     "amoral",
@@ -193,8 +188,6 @@ _ROGUE = _any(
     "rogue",
     "malicious",
     "dan",
-    "stan",
-    "dude",
     "no limits",
     "no restrictions",
     "no filters",
@@ -232,14 +225,8 @@ _REVEAL = _any(
     "share",
     "copy",
     "echo",
-    "list",
-    "return",
-    "provide",
     "disclose",
     "divulge",
-    "summarize",
-    "summarise",
-    "translate",
     "tell me",
     "give me",
     "send me",
@@ -249,7 +236,6 @@ _REVEAL = _any(
     "what were",
     "what was",
     "go line by line",
-    "go through",
 )
 _OWN_PROMPT = _any(
     "system prompt",
@@ -274,7 +260,9 @@ _OWN_PROMPT = _any(
     "instructions you have been given",
     "prompt you have been given",
     "your (?:own |full |entire |complete |exact |first |initial |original )*"
-    "(?:prompt|instructions|configuration|config|guidelines|directives|rules)",
+    "(?:prompt|configuration|directives)",
+    "your (?:own |full |entire |complete |exact |first |initial |original |hidden |secret )+"
+    "(?:instructions|guidelines|rules)",
     "your unique id",
     "your secret",
     "your password",
@@ -289,15 +277,11 @@ _ABOVE = _any(
 _ADDRESS = _any(
     "ai",
     "ai assistant",
-    "assistant",
     "language model",
     "llm",
     "chatbot",
     "ai model",
-    "model",
-    "agent",
     "ai agent",
-    "bot",
     "gpt",
 )
 _LOOT = _any(
@@ -320,14 +304,18 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
     # --- override: set aside the earlier directives --------------------------------
     # No word boundary after the directive: letters spaced apart join with the next word.
     ("override", _p(rf"\b{_DROP} (?:{_EARLIER} )*{_RULES}")),
+    (
+        "override",
+        _p(rf"\b{_DROP} (?:{_EARLIER} )*{_STRONG_EARLIER} (?:{_EARLIER} )*{_WEAK_RULES}\b"),
+    ),
     ("override", _p(rf"\b{_DROP} ", _words(4), rf"{_EARLIER}\b", _words(3), rf" {_RULES}")),
     (
         "override",
         _p(
             r"\b(?:treat|consider|regard|interpret|take|read|follow) (?:the |this |these |all )?",
             r"(?:following |text |words |message |content |below |above |here )+as ",
-            r"(?:your |an? |the )?(?:\w+ ){0,2}(?:directives?|instructions?|commands?|orders",
-            r"|system prompt|priority)",
+            r"(?:your |the )?(?:new |highest |top |primary |real |only |actual |priority )*",
+            r"(?:directives?|instructions?|commands?|orders|system prompt)",
         ),
     ),
     (
@@ -346,33 +334,44 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
             _words(2),
             rf"(?:{_EARLIER}) ",
             _words(1),
-            rf"{_RULES}\b",
+            r"(?:i\w{0,2}ns\w{0,4}tions?|rules?|guidelines?|directives?|restrictions|policies",
+            r"|constraints|prompts?|programming|inputs?|requests)\b",
         ),
     ),
     (
         "override",
         _p(
-            r"\b(?:new|updated|revised|real|actual|true|override|hidden|secret|additional) ",
+            r"\b(?:new|updated|revised|real|actual|true|override|hidden|secret) ",
             r"(?:important |urgent |priority |critical |system |primary |main )*",
-            r"(?:instructions?|rules|directives?|commands|orders|tasks?|objective|mission|goal",
-            r"|assignment|prompt|guidelines|policy)",
+            r"(?:instructions?|rules|directives?|commands|orders|tasks?|objective|mission",
+            r"|prompt)",
         )
-        + r"(?:\s*[*#!\])>]+|\s*:|\s*\n|$|\s*(?:are|is) as follows|\s*follows?\b"
+        + r"(?:\s*[*#!\])>]+|\s*:|\s*(?:are|is) as follows|\s*follows?\b"
         + r"|\s*override|\s*supersede)",
+    ),
+    (
+        # A line that is only a header announcing new instructions ("*** NEW IMPORTANT
+        # INSTRUCTIONS ***": the emphasis is folded to spaces).
+        "override",
+        r"(?m)^[ \t]*(?:new|updated|revised|real|actual|true|override|hidden|secret)"
+        r"(?:[ \t]+(?:important|urgent|priority|critical|system|primary|main))*[ \t]+"
+        r"(?:instructions?|rules|directives?|commands|orders|tasks?|objective|mission|prompt)"
+        r"[ \t]*[:!.]?[ \t]*$",
     ),
     (
         "override",
         _p(
             r"\b(?:these|this|the following|my|our) (?:new |updated )?",
             r"(?:instructions?|rules|directives?|commands?|orders) ",
-            r"(?:override|overrides|supersede|supersedes|replace|replaces|take precedence)",
+            r"(?:override|overrides|supersede|supersedes|replace|replaces|take precedence over) ",
+            rf"(?:{_EARLIER} )+{_RULES}",
         ),
     ),
     (
         "override",
         _p(
             r"\b(?:instructions?|directives?|commands?|orders|rules) ",
-            r"(?:are|is) (?:now )?(?:null|void|cancell?ed|revoked|obsolete|outdated|invalid)",
+            r"(?:are|is) (?:now )?(?:null|void|revoked)\b",
         ),
     ),
     (
@@ -382,7 +381,7 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
     (
         "override",
         _p(
-            r"\byour (?:new|real|true|only|actual|next|updated) ",
+            r"\byour (?:new|real|true|only|actual) ",
             r"(?:task|goal|objective|purpose|job|role|instructions?|mission|assignment) ",
             r"(?:is|are|will be)",
         ),
@@ -404,7 +403,13 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
             r"|assistant|limited|in developer mode|operating|running|a no limits|no limits)",
         ),
     ),
-    ("role", _p(rf"\byou are (?:now )?(?:an? )?{_ROGUE}\b")),
+    (
+        "role",
+        _p(
+            r"\byou are (?:now |no longer )?(?:an? |the )?",
+            r"(?:dan|unrestricted|unfiltered|uncensored|jailbroken|amoral|no limits ai)\b",
+        ),
+    ),
     (
         "role",
         _p(
@@ -423,17 +428,15 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
     (
         "role",
         _p(
-            r"\b(?:developer|debug|god|admin|sudo|maintenance|dan|jailbreak|unrestricted",
-            r"|experimental|root|test) mode (?:has been |is (?:now )?)?",
+            r"\b(?:developer|god|dan|jailbreak|unrestricted) mode (?:has been |is (?:now )?)?",
             r"(?:enabled|activated|unlocked|engaged|switched on|turned on)",
         ),
     ),
     (
         "role",
         _p(
-            r"\byou (?:are|re) (?:now )?(?:operating|running|working|acting) in ",
-            r"(?:developer|debug|god|admin|sudo|maintenance|dan|jailbreak|unrestricted|test",
-            r"|experimental|root|unfiltered) mode",
+            r"\byou (?:are|re) (?:now )?(?:operating|acting) in ",
+            r"(?:developer|god|dan|jailbreak|unrestricted|unfiltered) mode",
         ),
     ),
     (
@@ -462,17 +465,16 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
     (
         "role",
         _p(
-            r"\b(?:unlock|enable|activate) (?:your |the |all )?(?:hidden|secret|restricted|",
-            r"forbidden|experimental) (?:functionalit(?:y|ies)|features|capabilities|abilities|",
-            r"functions|modes?)",
+            r"\b(?:unlock|activate) (?:your |the |all )?(?:hidden|secret|restricted|forbidden) ",
+            r"(?:functionalit(?:y|ies)|capabilities|modes?)",
         ),
     ),
     (
         "role",
         _p(
-            r"\b(?:without|no|free of|free from|ignoring|ignore) (?:any |all |your |the )?",
-            rf"{_LIMITS}\b.{{0,40}}\b(?:answer|respond|reply|comply|tell|say|write|do|generate",
-            r"|provide|output)",
+            r"\b(?:without|no|free of|free from) (?:any )?",
+            r"(?:restrictions|filters|limitations|censorship|guidelines|rules|ethics|morals)",
+            r"\b.{0,40}\b(?:answer|respond|reply|comply|tell|say|write|do)",
         ),
     ),
     (
@@ -488,7 +490,7 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
     (
         "role",
         _p(
-            r"\bgrant (?:me |yourself |the user )?(?:temporary |full |elevated )?",
+            r"\bgrant (?:me |yourself )?temporary ",
             r"(?:administrative|admin|administrator|root|elevated|superuser|sudo) ",
             r"(?:privileges|access|rights|permissions)",
         ),
@@ -526,7 +528,7 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
             r"\b(?:note|message|instructions?|notice|attention|important|reminder|",
             rf"directive) (?:to|for) (?:the |any |all )?{_ADDRESS}s?\b",
         )
-        + r"\s*(?:[:\-—]|\n)",
+        + r"\s*(?:[:\-\u2014]|\n)",
     ),
     (
         "indirect",
@@ -545,7 +547,7 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
             r"finishing|summari[sz]e|summari[sz]ing) ",
             r"(?:the |your |my )?(?:original |actual |current )?(?:task|request|question|query",
             r"|job|instructions?)",
-            r"(?: (?:that |which )?(?:i|the user|they|he|she) (?:gave|asked|assigned|told))?",
+            r" (?:that |which )?(?:i|the user|they|he|she) (?:gave|asked|assigned|told)",
         ),
     ),
     (
@@ -559,21 +561,21 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
         "indirect",
         _p(
             r"\bthis is an (?:important|urgent|critical|official) ",
-            r"(?:message|instruction|notice|request) from ",
+            r"(?:message|instruction|notice|request) from \b.{0,60}\bto you\b",
         ),
     ),
     (
         "indirect",
         _p(
-            r"\b(?:this is|message from|instructions? from) (?:your|the) ",
-            r"(?:developer|administrator|admin|creator|system|operator|owner|user)s?\b",
+            r"\b(?:this is|message from|instructions? from) your ",
+            r"(?:developer|administrator|admin|creator|system|operator)s?\b",
         ),
     ),
     (
         "indirect",
         _p(
-            r"\b(?:system|admin|administrator|developer|root|security|operator) ",
-            r"(?:override|message|notice|command|instruction|alert|prompt)",
+            r"\b(?:system|admin|administrator|developer|root|operator) ",
+            r"(?:override|message|command|instruction|prompt)",
         )
         + r"[ \t]*(?::|\))",
     ),
@@ -604,12 +606,19 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
     (
         "exfiltration",
         _p(
-            r"\b(?:include|add|insert|append|embed|put|render|output|print|write|respond with|",
-            r"reply with|end|start|begin) ",
-            r"(?:in |to |at the end of |at the start of )?(?:your |the )?",
-            r"(?:response|answer|reply|output|summary)? ?",
-            r"(?:the following|this) ",
-            r"(?:exact )?(?:string|text|anchor|image|link|html|markdown|code|tag|snippet|url)",
+            r"\b(?:include|add|insert|append|embed|put|render|output|print|write) ",
+            r"(?:in|to|at the end of|at the start of) your (?:response|answer|reply|output) ",
+            r"(?:the following|this) (?:exact )?(?:string|text|anchor|image|link|html|markdown",
+            r"|code|tag|snippet|url)",
+        ),
+    ),
+    (
+        "exfiltration",
+        _p(
+            r"\b(?:include|add|insert|append|embed|put|render) (?:the following|this) ",
+            r"(?:exact )?(?:string|anchor|image|link|html|markdown|tag|url) ",
+            r"(?:\S+ ){0,12}?(?:in|to|at the end of|at the start of) your ",
+            r"(?:response|answer|reply|output)",
         ),
     ),
 )
