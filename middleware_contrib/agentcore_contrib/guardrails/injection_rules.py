@@ -45,28 +45,22 @@ def _words(most: int) -> str:
     return _WORDS % most
 
 
-_DROP = _any(
+# Verbs that also name everyday technical acts ("override the default policies") need
+# a word marking the model's own directives after them; the others do not.
+_WEAK_DROP = _any(
+    "bypass", "override", "overriding", "overwrite", "nullify", "cancel", "void", "skip",
+    "drop", "set aside", "put aside", "throw out",
+)  # fmt: skip
+_STRONG_DROP = _any(
     "ignore",
     "ignoring",
     "disregard",
     "disregarding",
     "forget",
     "forgetting",
-    "bypass",
-    "override",
-    "overriding",
-    "overwrite",
     "abandon",
     "discard",
     "neglect",
-    "nullify",
-    "cancel",
-    "void",
-    "skip",
-    "drop",
-    "set aside",
-    "put aside",
-    "throw out",
     "pay no attention to",
     "do not follow",
     "don t follow",
@@ -83,6 +77,7 @@ _DROP = _any(
     "break free of",
     "break free from",
 )
+_DROP = f"(?:{_STRONG_DROP}|{_WEAK_DROP})"
 _EARLIER = _any(
     "previous",
     "previously",
@@ -149,6 +144,11 @@ _RULES = _any(
     "you were given",
     "you have been given",
 )
+# Nouns that name the model's directives even with nothing before them ("ignore instructions").
+_CORE_RULES = _any(
+    r"i\w{0,2}ns\w{0,4}tions?", "prompts?", "directives?", "guardrails", "programming",
+    "you were told", "you have been told", "you ve been told",
+)  # fmt: skip
 # Nouns that are directives only when something marks them as the earlier ones.
 _WEAK_RULES = _any("requests", "inputs?", "tasks?", "text", "content", "conversation")
 _STRONG_EARLIER = _any(
@@ -303,12 +303,34 @@ _LOOT = _any(
 DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
     # --- override: set aside the earlier directives --------------------------------
     # No word boundary after the directive: letters spaced apart join with the next word.
-    ("override", _p(rf"\b{_DROP} (?:{_EARLIER} )*{_RULES}")),
+    (
+        "override",
+        _p(
+            rf"\b{_STRONG_DROP} (?:the )?(?:(?:{_EARLIER} )+{_RULES}|{_CORE_RULES}|",
+            rf"(?:all |any )?(?:{_STRONG_EARLIER}) {_RULES})",
+        ),
+    ),
+    (
+        "override",
+        _p(
+            rf"\b{_WEAK_DROP} (?:the |all |any )?(?:{_EARLIER} )*(?:{_STRONG_EARLIER}|your) ",
+            rf"(?:{_EARLIER} )*{_RULES}",
+        ),
+    ),
     (
         "override",
         _p(rf"\b{_DROP} (?:{_EARLIER} )*{_STRONG_EARLIER} (?:{_EARLIER} )*{_WEAK_RULES}\b"),
     ),
-    ("override", _p(rf"\b{_DROP} ", _words(4), rf"{_EARLIER}\b", _words(3), rf" {_RULES}")),
+    (
+        "override",
+        _p(
+            rf"\b{_STRONG_DROP} ",
+            _words(4),
+            rf"(?:{_STRONG_EARLIER}|your|all|any)\b ",
+            _words(3),
+            rf"{_RULES}",
+        ),
+    ),
     (
         "override",
         _p(
@@ -482,7 +504,7 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
         _p(
             r"\b(?:bypass|disable|turn off|switch off|deactivate|remove|circumvent|evade|",
             r"get around) ",
-            r"(?:your |the |all |any )*(?:safety|content|security|moderation|ethical|internal)? ?",
+            r"(?:your (?:\w+ )?|(?:the |all |any )*(?:safety|content|moderation|ethical) )",
             r"(?:filters?|guardrails|restrictions|safeguards|policies|checks|protections",
             r"|alignment|censorship)",
         ),
@@ -596,7 +618,10 @@ DEFAULT_INJECTION_RULES: tuple[tuple[str, str], ...] = (
         _p(
             r"\b(?:send|forward|email|e mail|post|upload|exfiltrate|transmit|leak|copy) ",
             r"(?:all |the |this |my |your |any |every |our |entire |whole |full |complete |",
-            rf"user s |users )*{_LOOT} to\b",
+            rf"user s |users )*{_LOOT} to ",
+            # ... somewhere outside: an address, a link, a domain, or "me"
+            r"(?:[\w.+-]+@[\w-]+\.[\w.]+|https? |[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b",
+            r"|me\b|us\b|this (?:address|url|link|endpoint|server|email)|the following|attacker)",
         ),
     ),
     (
