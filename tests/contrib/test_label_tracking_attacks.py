@@ -281,3 +281,34 @@ async def test_the_variable_names_of_a_run_are_unique_to_it() -> None:
         response = await agent_for(client, middleware).run("go")
         names.append(str(results(response)[0]).split()[0])
     assert names[0] != names[1]
+
+
+async def test_an_accepts_attribute_on_the_tool_is_enforced_in_nested_arguments() -> None:
+    @tool
+    def post_many(texts: list[str]) -> str:
+        """Publish several texts."""
+        published.extend(texts)
+        return "posted"
+
+    post_many.accepts = Accepts(untrusted=False)  # type: ignore[attr-defined]  # declared on the tool
+    middleware = LabelTracking()
+    client = model(
+        [call("fetch_page", '{"url": "u"}'), call("post_many", '{"texts": ["$VAR_1"]}'), "done"]
+    )
+    agent = Agent(client, tools=[fetch_page, post_many], middleware=[middleware])
+    response = await agent.run("go")
+    assert results(response)[-1].startswith("Error: post_many was refused")
+    assert published == []
+
+
+async def test_an_unreadable_embedded_label_makes_the_result_untrusted() -> None:
+    @tool
+    def odd() -> dict[str, Any]:
+        """A result with a label nobody can read."""
+        return {"body": CANARY, "security_label": "very trusted"}
+
+    middleware = LabelTracking(source_labels={"odd": "trusted"})
+    client = model([call("odd"), "done"])
+    response = await Agent(client, tools=[odd], middleware=[middleware]).run("go")
+    assert "untrusted result of odd" in results(response)[0]
+    assert CANARY not in seen_by_model(client)
