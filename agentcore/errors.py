@@ -10,7 +10,8 @@
     │   ├── ContentFilteredError         the service refused the content   (not retryable)
     │   ├── InvalidRequestError          the service rejected the request  (not retryable)
     │   ├── ModelNotFoundError           unknown model or deployment       (not retryable)
-    │   └── TransientError               timeout, 5xx, connection          (retryable)
+    │   ├── TransientError               timeout, 5xx, connection          (retryable)
+    │   └── MalformedResponseError       the service sent something malformed (not retryable)
     ├── ToolError                        a tool could not be used
     │   ├── UnknownToolError             the model called a tool that does not exist
     │   └── ToolCallRefused              middleware refused a call (the model is told)
@@ -39,6 +40,7 @@ __all__ = [
     "ContentFilteredError",
     "ContextLengthExceededError",
     "InvalidRequestError",
+    "MalformedResponseError",
     "ModelNotFoundError",
     "RateLimitedError",
     "RunAbortedError",
@@ -112,6 +114,17 @@ class TransientError(ChatClientError):
     """A timeout, a connection failure or a 5xx: the same request may work later."""
 
     retryable = True
+
+
+class MalformedResponseError(ChatClientError):
+    """The service answered with something the adapter cannot read.
+
+    Invalid JSON in a body or an event, a missing or mistyped field, an event larger
+    than the adapter accepts: the message names the provider, the event (or body) and
+    what was wrong. The same request would get the same answer, so it is not
+    retryable; an answer cut short because the connection broke is a
+    :class:`TransientError` instead.
+    """
 
 
 class ToolError(AgentcoreError):
