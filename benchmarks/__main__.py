@@ -8,6 +8,7 @@ import os
 import platform
 
 from benchmarks.adapters import adapter_overhead
+from benchmarks.guard_scan import guard_scans
 from benchmarks.scenarios import (
     Result,
     chat_stream_run,
@@ -33,6 +34,7 @@ def main() -> None:
     adapters = adapter_overhead(*((3, 1) if args.quick else (60, 5)))
     if not args.adapters:
         _kernel_table(args.quick)
+        _guard_table(args.quick)
     _adapter_table(adapters)
 
 
@@ -87,6 +89,16 @@ def _kernel_table(quick: bool) -> None:
             f"| {r.name:<{width}} | {r.agentcore_us:>8.1f} µs | {r.handwritten_us:>7.1f} µs "
             f"| {r.ratio:>5.1f}x | {budget:>9} | {r.note}"
         )
+
+
+def _guard_table(quick: bool) -> None:
+    """Guard throughput: a 2 MB tool result (200 kB in the quick pass)."""
+    scans = guard_scans(200_000 if quick else 2_000_000, 1 if quick else 3)
+    print()
+    print("| guard | text | MB | MB/s |")
+    print("|-------|------|----|------|")
+    for s in scans:
+        print(f"| {s.guard} | {s.kind} | {s.megabytes:.1f} | {s.mb_per_s:.2f} |")
 
 
 if __name__ == "__main__":
