@@ -4,14 +4,16 @@ request to its caller (seed 002's ``WorkflowAgent.RequestInfoFunctionArgs``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 import attrs
 
 from agentcore._types.contents import FunctionCallContent, FunctionResultContent
+from agentcore.errors import RunStateError
 from agentcore.serialization import unstructure
+from agentcore.tools import FunctionTool
 
-__all__ = ["REQUEST_INFO_TOOL_NAME", "RequestInfoArguments"]
+__all__ = ["REQUEST_INFO_TOOL", "REQUEST_INFO_TOOL_NAME", "RequestInfoArguments"]
 
 REQUEST_INFO_TOOL_NAME: Final = "request_info"
 """The name of the caller-side tool a paused workflow agent calls for each request."""
@@ -75,3 +77,32 @@ class RequestInfoArguments:
     def create_result(self, response: Any) -> FunctionResultContent:
         """The function result answering this request (``call_id`` is the request id)."""
         return FunctionResultContent(self.request_id, unstructure(response))
+
+
+def _request_info(
+    request_id: Annotated[str, "The id of the workflow's pending request (answer under it)."],
+    executor_id: Annotated[str, "The executor that asked."],
+    request_type: Annotated[str, "The request's type key."],
+    request: Annotated[Any, "The request, as JSON."],
+    response_type: Annotated[str, "The response's type key."],
+    response_schema: Annotated[
+        dict[str, Any] | None, "The JSON schema the answer must match."
+    ] = None,
+    path: Annotated[list[str] | None, "Sub-workflow nodes the request came through."] = None,
+) -> None:
+    raise RunStateError(
+        f"{REQUEST_INFO_TOOL_NAME} is answered by the caller, not run here: declare it with "
+        f"FunctionInvocationConfiguration(additional_tools=[...]) and answer each call with a "
+        f"function result (RequestInfoArguments.create_result)"
+    )
+
+
+REQUEST_INFO_TOOL: FunctionTool[..., None] = FunctionTool(
+    _request_info,
+    name=REQUEST_INFO_TOOL_NAME,
+    description=(
+        "A workflow is waiting for this answer. Answer with a value matching "
+        "response_schema; the workflow resumes with it."
+    ),
+)
+"""The caller-side ``request_info`` tool's declaration (``WorkflowAgent.request_info_tool``)."""

@@ -25,7 +25,11 @@ from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn
 from agentcore.workflows._codec import type_key
-from agentcore.workflows._request_info import REQUEST_INFO_TOOL_NAME, RequestInfoArguments
+from agentcore.workflows._request_info import (
+    REQUEST_INFO_TOOL,
+    REQUEST_INFO_TOOL_NAME,
+    RequestInfoArguments,
+)
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._typeexpr import compatible, describe
 from agentcore.workflows._value import WorkflowCheckpoint
@@ -150,6 +154,13 @@ class WorkflowAgent:
     @property
     def workflow(self) -> _Definition:
         return self._workflow
+
+    @property
+    def request_info_tool(self) -> FunctionTool[..., Any]:
+        """The declaration of the caller-side ``request_info`` tool, for
+        ``FunctionInvocationConfiguration(additional_tools=[...])`` or a UI's tool list
+        (calling it here raises ``RunStateError``: the caller answers it)."""
+        return REQUEST_INFO_TOOL
 
     def as_tool(
         self, *, name: str | None = None, description: str | None = None

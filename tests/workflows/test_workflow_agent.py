@@ -12,6 +12,7 @@ from typing_extensions import Never
 from agentcore import (
     AgentSession,
     FunctionCallContent,
+    FunctionInvocationConfiguration,
     FunctionResultContent,
     Message,
     SupportsAgentRun,
@@ -169,3 +170,20 @@ async def test_as_agent_refuses_unconvertible_input_or_output_types() -> None:
         output_adapter=lambda n: [Message("assistant", f"{n} characters")],
     )
     assert (await adapted.run("four")).text == "4 characters"
+
+
+async def test_request_info_tool_declares_the_calls_arguments_and_is_not_run_here() -> None:
+    agent = expenses()
+    tool = agent.request_info_tool
+    assert tool.name == REQUEST_INFO_TOOL_NAME
+    schema = tool.declaration()["parameters"]
+    response = await agent.run("hotel 1200", session=agent.create_session())
+    [call] = calls(response)
+    arguments = RequestInfoArguments.from_call(call).to_dict()
+    assert set(arguments) == set(schema["properties"])
+    assert set(schema["required"]) <= set(arguments)
+    parsed = tool.parse_arguments(arguments)  # the call's own arguments fit the declaration
+    assert parsed["request_id"] == call.call_id
+    FunctionInvocationConfiguration(additional_tools=[tool])  # accepted as caller-side
+    with pytest.raises(RunStateError, match="answered by the caller"):
+        tool(**parsed)
