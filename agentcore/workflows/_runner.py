@@ -405,7 +405,13 @@ class Runner:
         finished = self.state.finished
         if finished:
             done = finished.get(ordinal)
-            if done is not None and done.executor_id == node.id and done.key == env.key:
+            if done is None or done.executor_id != node.id or done.key != env.key:
+                # the inbox changed order (answers added): find the same message's work
+                done = next(
+                    (d for d in finished.values() if d.executor_id == node.id and d.key == env.key),
+                    None,
+                )
+            if done is not None:
                 self._replayed.add(ordinal)
                 return replayed_context(
                     node,

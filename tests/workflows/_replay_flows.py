@@ -39,7 +39,9 @@ class Flow:
         self.finished = anyio.Event()
         return self.finished
 
-    def build(self, store: CheckpointStore | str | None = None) -> Workflow[int, str]:
+    def build(
+        self, store: CheckpointStore | str | None = None, *, flaky_first: bool = False
+    ) -> Workflow[int, str]:
         flow = self
 
         @executor
@@ -77,7 +79,7 @@ class Flow:
             WorkflowBuilder(start, name="replay", checkpoints=store)
             .add_shared("seen")
             .add(counted, state_type=Tally)
-            .add_fan_out(start, [counted, flaky])
+            .add_fan_out(start, [flaky, counted] if flaky_first else [counted, flaky])
             .add_fan_in([counted, flaky], join)
             .build()
         )

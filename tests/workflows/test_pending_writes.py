@@ -125,6 +125,22 @@ async def test_emitted_values_of_stored_types_replay_and_unstorable_work_reruns(
     assert flow.runs() == 3
 
 
+async def test_work_is_found_by_executor_and_message_when_the_order_changes(
+    tmp_path: Path,
+) -> None:
+    flow = Flow(tmp_path / "log", mode="fail")
+    failed = await _fail(flow)
+    assert failed.state is not None
+    assert list(failed.state.finished) == [0]  # counted ran first in this definition
+    flow.mode = "ok"
+    reordered = flow.build(flaky_first=True)  # a compatible edit: flaky now commits first
+    done = await reordered.run(checkpoint=reordered.restore(to_json(failed)))
+    assert flow.runs() == 1
+    replayed = [e for e in done.events if e.type == "executor_replayed"]
+    assert [(e.executor_id, e.ordinal) for e in replayed] == [("counted", 1)]
+    assert done.output == DONE  # the fan-in orders by its own sources, not commit order
+
+
 async def test_a_second_failure_keeps_the_replayed_work(tmp_path: Path) -> None:
     flow = Flow(tmp_path / "log", mode="fail")
     first = await _fail(flow)
