@@ -4,7 +4,7 @@ Build a definition once with :class:`WorkflowBuilder`, run it any number of time
 at once with :meth:`Workflow.run`. See ``docs/workflows.md``.
 """
 
-from agentcore.workflows._agent_executor import AgentExecutor, AgentTurn
+from agentcore.workflows._agent_executor import AGENT_UPDATE, AgentExecutor, AgentTurn
 from agentcore.workflows._builder import WorkflowBuilder
 from agentcore.workflows._checkpoint import (
     CHECKPOINT_FORMAT,
@@ -70,6 +70,7 @@ from agentcore.workflows.errors import (
 from agentcore.workflows.protocols import CheckpointStore, Executor
 
 __all__ = [
+    "AGENT_UPDATE",
     "CHECKPOINT_FORMAT",
     "REQUEST_INFO_TOOL_NAME",
     "AgentExecutor",

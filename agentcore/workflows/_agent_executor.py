@@ -18,8 +18,13 @@ from agentcore._types.messages import Message
 from agentcore._types.responses import AgentResponse
 from agentcore.protocols import SupportsAgentRun
 from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._events import ExecutorEvent
 
-__all__ = ["AgentExecutor", "AgentTurn", "ContextMode"]
+__all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentTurn", "ContextMode"]
+
+AGENT_UPDATE = "agent_update"
+"""The ``name`` of the live :class:`ExecutorEvent` carrying an agent executor's
+``AgentResponseUpdate`` under ``open_run``."""
 
 ContextMode = Literal["full", "inputs", "last"] | Callable[["AgentTurn"], Sequence[Message]]
 
@@ -108,7 +113,16 @@ class AgentExecutor:
     ) -> None:
         """Run the agent on the message; yield its response, send the turn on."""
         inputs = self._inputs(message)
-        response = await self._agent.run(list(inputs))
+        live = ctx._live
+        if live is None:
+            response = await self._agent.run(list(inputs))
+        else:
+            # under open_run: each update reaches the consumer at once (not kept in the
+            # run's events or checkpoints: the response is)
+            stream = self._agent.run(list(inputs), stream=True)
+            async for update in stream:
+                await live(ExecutorEvent(self._id, AGENT_UPDATE, update))
+            response = await stream.get_final_response()
         await ctx.yield_output(response)
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
             turn = AgentTurn(self._id, response, (*inputs, *response.messages), len(inputs))

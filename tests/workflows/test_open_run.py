@@ -12,9 +12,11 @@ import anyio
 import pytest
 from typing_extensions import Never
 
-from agentcore import ResponseStream
+from agentcore import Agent, AgentResponseUpdate, ResponseStream
 from agentcore.errors import RunStateError
+from agentcore.testing import ScriptedChatClient
 from agentcore.workflows import (
+    AGENT_UPDATE,
     ExecutorEvent,
     ExecutorFailedError,
     InMemoryCheckpointStore,
@@ -143,3 +145,33 @@ async def test_bad_arguments_are_refused_and_a_missing_run_ends_the_stream() -> 
     store = InMemoryCheckpointStore()
     with pytest.raises(RunStateError, match="no run 'nope'"):
         await read_all(Talk().workflow(store).open_run(run_id="nope"), [])
+
+
+async def test_agent_executors_stream_their_updates_live() -> None:
+    def build() -> Workflow[str, Any]:
+        market = Agent(ScriptedChatClient(["Large market."]), "Assess.", name="market")
+        legal = Agent(ScriptedChatClient(["Few risks."]), "List risks.", name="legal")
+
+        @executor
+        async def brief(idea: str) -> str:
+            return f"Idea: {idea}"
+
+        return WorkflowBuilder(brief, name="assess").add_fan_out(brief, [market, legal]).build()
+
+    order: list[str] = []
+    texts: dict[str, str] = {}
+    async with build().open_run("a kettle") as stream:
+        async for event in stream:
+            if isinstance(event, ExecutorEvent) and event.name == AGENT_UPDATE:
+                assert isinstance(event.data, AgentResponseUpdate)
+                texts[event.executor_id] = texts.get(event.executor_id, "") + event.data.text
+                order.append("update")
+            elif event.type == "output":
+                order.append("output")
+        result = await stream.get_final_response()
+    assert texts == {"market": "Large market.", "legal": "Few risks."}
+    assert order.index("output") > max(i for i, o in enumerate(order) if o == "update")
+    assert [o.text for o in result.outputs] == ["Large market.", "Few risks."]
+    assert not any(isinstance(e, ExecutorEvent) for e in result.events)  # live only
+    plain = await build().run("a kettle")
+    assert [o.text for o in plain.outputs] == [o.text for o in result.outputs]
