@@ -33,6 +33,7 @@ from agentcore._loop_pause import attach_requests, pause_for_input, resume
 from agentcore._messages import Message
 from agentcore._model_calls import call_model, open_model_stream
 from agentcore._observing import ObserverSet
+from agentcore._replay import request_id
 from agentcore._responses import ChatResponse, ChatResponseUpdate, FinishReason
 from agentcore._run import RunContext
 from agentcore._sessions import PausedRun, PendingRequest
@@ -451,7 +452,11 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
             else None
         )
         if waiting:
-            approvals = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
+            run_id = state.run.run_id
+            approvals = [
+                FunctionApprovalRequestContent(c, request_id(run_id, c.call_id, "approval"))
+                for c in waiting
+            ]
             state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
             attach_requests(state, approvals)
             if state.stream:
