@@ -36,7 +36,7 @@ typecheck: $(VENV)/.dev-installed
 	$(BIN)/basedpyright
 
 test: $(VENV)/.dev-installed
-	$(BIN)/pytest --cov --cov-branch --cov-report=term:skip-covered --cov-fail-under=85
+	$(BIN)/pytest -n auto --cov --cov-branch --cov-report=term:skip-covered --cov-fail-under=85
 	$(BIN)/coverage report --include='agentcore/*' --fail-under=90
 
 docs: $(VENV)/.dev-installed
