@@ -66,6 +66,7 @@ __all__ = [
     "durable_agent",
     "durable_tool",
     "encode_decisions",
+    "require_asyncio",
     "run_until_answered",
 ]
 
@@ -98,7 +99,12 @@ def _check_workflow(engine: DurableEngine, what: str) -> None:
         )
 
 
-def _check_asyncio() -> None:
+def require_asyncio() -> None:
+    """Raise :class:`DurableExecutionError` unless an asyncio event loop runs here.
+
+    Engine adapters call it at their entry points, so a trio caller gets one clear
+    message instead of an engine failure deep inside.
+    """
     asyncio = sys.modules.get("asyncio")
     # A trio run may have imported asyncio, but no asyncio loop runs then.
     if asyncio is None or asyncio._get_running_loop() is None:  # pyright: ignore[reportPrivateUsage]  # the cheap check, as anyio does
@@ -324,7 +330,7 @@ class _DurableRunMiddleware:
     async def process(
         self, context: AgentContext, call_next: Callable[[], Awaitable[None]]
     ) -> None:
-        _check_asyncio()
+        require_asyncio()
         engine = self.engine
         _check_workflow(engine, f"durable agent {self.name!r}")
         run = context.run
