@@ -4,11 +4,11 @@ outside a DBOS workflow, and on trio."""
 from __future__ import annotations
 
 import pytest
+from agentcore_dbos import DBOSEngine, dbos_agent, dbos_config, pending_requests
 
 from agentcore import Agent
 from agentcore.durable import DurableEngine, DurableExecutionError, StepPolicy
 from agentcore.testing import ScriptedChatClient
-from agentcore_dbos import DBOSEngine, dbos_agent, dbos_config, pending_requests
 
 pytestmark = [pytest.mark.durable_engines, pytest.mark.anyio]
 
@@ -35,11 +35,11 @@ def test_the_engine_and_the_configuration() -> None:
     engine: DurableEngine = DBOSEngine()
     assert isinstance(engine, DurableEngine)
     assert not engine.active()
-    config = dbos_config("cafe")
+    config = dict(dbos_config("cafe"))
     assert config["system_database_url"] == "sqlite:///cafe.sqlite"
     assert config["application_version"] == "1"
     assert type(config["serializer"]).__name__ == "DBOSPortableJSONSerializer"
-    pg = dbos_config("cafe", database_url="postgresql://127.0.0.1/x", executor_id="w1")
+    pg = dict(dbos_config("cafe", database_url="postgresql://127.0.0.1/x", executor_id="w1"))
     assert pg["system_database_url"] == "postgresql://127.0.0.1/x"
     assert pg["executor_id"] == "w1"
     with pytest.raises(ValueError, match="max_attempts"):
