@@ -8,7 +8,14 @@ private; import from ``agentcore`` (or the documented public submodules
 
 from typing import TYPE_CHECKING, Any
 
-from agentcore._contents import (
+from agentcore._agent.agent import Agent
+from agentcore._loop.config import FunctionInvocationConfiguration
+from agentcore._loop.loop import ToolLoop
+from agentcore._run_context import RunContext, RunLocals
+from agentcore._sessions.history import InMemoryHistoryStore, SqliteHistoryStore
+from agentcore._sessions.session import AgentSession
+from agentcore._streams.stream import ResponseStream, StreamConsumedError
+from agentcore._types.contents import (
     Annotation,
     Content,
     DataContent,
@@ -26,12 +33,9 @@ from agentcore._contents import (
     UserInputRequestContent,
     UserInputResponseContent,
 )
-from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
-from agentcore._history import InMemoryHistoryStore, SqliteHistoryStore
-from agentcore._loop_config import FunctionInvocationConfiguration
-from agentcore._messages import Message, Role
-from agentcore._options import ChatOptions, RequiredToolChoice, ToolChoice
-from agentcore._responses import (
+from agentcore._types.messages import Message, Role
+from agentcore._types.options import ChatOptions, RequiredToolChoice, ToolChoice
+from agentcore._types.responses import (
     AgentResponse,
     AgentResponseUpdate,
     ChatResponse,
@@ -39,13 +43,9 @@ from agentcore._responses import (
     CustomEvent,
     FinishReason,
 )
-from agentcore._run import RunContext, RunLocals
-from agentcore._sessions import AgentSession
-from agentcore._stream import ResponseStream, StreamConsumedError
-from agentcore._tool_loop import ToolLoop
-from agentcore._usage import Usage
-from agentcore.agent import Agent
-from agentcore.middleware import (
+from agentcore._types.usage import Usage
+from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
+from agentcore.middleware._pipeline import (
     CallNext,
     MiddlewareTermination,
     agent_middleware,
@@ -76,7 +76,6 @@ from agentcore.tools import (
 )
 
 if TYPE_CHECKING:
-    from agentcore._embeddings import Embedding, EmbeddingGenerationOptions, GeneratedEmbeddings
     from agentcore._feature_stage import (
         ExperimentalFeature,
         ExperimentalWarning,
@@ -86,7 +85,12 @@ if TYPE_CHECKING:
         experimental,
         release_candidate,
     )
-    from agentcore._hosted_tools import (
+    from agentcore._types.embeddings import (
+        Embedding,
+        EmbeddingGenerationOptions,
+        GeneratedEmbeddings,
+    )
+    from agentcore._types.hosted_tools import (
         CodeInterpreterTool,
         FileSearchTool,
         HostedTool,
@@ -190,9 +194,9 @@ __all__ = [
 
 # Loaded on first use: ``from agentcore import Agent, tool`` does not pay for them.
 _LAZY: dict[str, str] = {
-    "Embedding": "agentcore._embeddings",
-    "EmbeddingGenerationOptions": "agentcore._embeddings",
-    "GeneratedEmbeddings": "agentcore._embeddings",
+    "Embedding": "agentcore._types.embeddings",
+    "EmbeddingGenerationOptions": "agentcore._types.embeddings",
+    "GeneratedEmbeddings": "agentcore._types.embeddings",
     "ExperimentalFeature": "agentcore._feature_stage",
     "ExperimentalWarning": "agentcore._feature_stage",
     "FeatureStageWarning": "agentcore._feature_stage",
@@ -200,13 +204,13 @@ _LAZY: dict[str, str] = {
     "ReleaseCandidateWarning": "agentcore._feature_stage",
     "experimental": "agentcore._feature_stage",
     "release_candidate": "agentcore._feature_stage",
-    "CodeInterpreterTool": "agentcore._hosted_tools",
-    "FileSearchTool": "agentcore._hosted_tools",
-    "HostedTool": "agentcore._hosted_tools",
-    "ImageGenerationTool": "agentcore._hosted_tools",
-    "MCPTool": "agentcore._hosted_tools",
-    "ShellTool": "agentcore._hosted_tools",
-    "WebSearchTool": "agentcore._hosted_tools",
+    "CodeInterpreterTool": "agentcore._types.hosted_tools",
+    "FileSearchTool": "agentcore._types.hosted_tools",
+    "HostedTool": "agentcore._types.hosted_tools",
+    "ImageGenerationTool": "agentcore._types.hosted_tools",
+    "MCPTool": "agentcore._types.hosted_tools",
+    "ShellTool": "agentcore._types.hosted_tools",
+    "WebSearchTool": "agentcore._types.hosted_tools",
     "ConfidentialityLabel": "agentcore.security",
     "ContentLabel": "agentcore.security",
     "IntegrityLabel": "agentcore.security",

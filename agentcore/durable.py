@@ -25,22 +25,22 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
-from agentcore._contents import (
+from agentcore._agent.agent import Agent
+from agentcore._loop.model_call import stream_of
+from agentcore._loop.tool_calls import result_value
+from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
+from agentcore._sessions.session import AgentSession
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     UserInputRequestContent,
     UserInputResponseContent,
 )
-from agentcore._contexts import AgentContext
-from agentcore._messages import Message
-from agentcore._model_calls import stream_of
-from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
-from agentcore._responses import AgentResponse, ChatResponse, ChatResponseUpdate
-from agentcore._sessions import AgentSession
-from agentcore._stream import ResponseStream
-from agentcore._tool_calls import result_value
-from agentcore.agent import Agent
+from agentcore._types.messages import Message
+from agentcore._types.responses import AgentResponse, ChatResponse, ChatResponseUpdate
 from agentcore.errors import RunAbortedError, ToolCallRefused
+from agentcore.middleware import AgentContext
 from agentcore.protocols import HistoryStore, SupportsGetResponse
 from agentcore.serialization import (
     SerializationError,

@@ -17,8 +17,8 @@ from typing import Any, cast
 
 import attrs
 
-from agentcore._messages import Message
 from agentcore._observing import ObserverSet
+from agentcore._types.messages import Message
 
 __all__ = [
     "ModelCallEnded",

@@ -14,20 +14,19 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_chec
 
 from typing_extensions import TypeVar
 
-from agentcore._messages import Message
-from agentcore._responses import (
+from agentcore._sessions.session import AgentSession
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.messages import Message
+from agentcore._types.responses import (
     AgentResponse,
     AgentResponseUpdate,
     ChatResponse,
     ChatResponseUpdate,
 )
-from agentcore._sessions import AgentSession
-from agentcore._stream import ResponseStream
 
 if TYPE_CHECKING:
-    from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
-    from agentcore._embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
-    from agentcore._hosted_tools import (
+    from agentcore._types.embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
+    from agentcore._types.hosted_tools import (
         CodeInterpreterTool,
         FileSearchTool,
         ImageGenerationTool,
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
         ShellTool,
         WebSearchTool,
     )
+    from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
 
 __all__ = [
     "AgentInput",

@@ -37,11 +37,11 @@ import cattrs
 from cattrs.errors import StructureHandlerNotFoundError
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from agentcore._contents import CONTENT_TYPES, Content, FunctionCallContent
-from agentcore._embeddings import Embedding, GeneratedEmbeddings
-from agentcore._hosted_tools import HOSTED_TOOL_TYPES, HostedTool
-from agentcore._responses import AgentResponse, ChatResponse
-from agentcore._usage import Usage
+from agentcore._types.contents import CONTENT_TYPES, Content, FunctionCallContent
+from agentcore._types.embeddings import Embedding, GeneratedEmbeddings
+from agentcore._types.hosted_tools import HOSTED_TOOL_TYPES, HostedTool
+from agentcore._types.responses import AgentResponse, ChatResponse
+from agentcore._types.usage import Usage
 from agentcore.errors import AgentcoreError
 
 __all__ = [

@@ -7,9 +7,9 @@ from typing import Any
 
 from typing_extensions import Required, TypedDict
 
-from agentcore._contents import FunctionCallContent
-from agentcore._messages import Message
-from agentcore._options import ToolChoice, ToolLike
+from agentcore._types.contents import FunctionCallContent
+from agentcore._types.messages import Message
+from agentcore._types.options import ToolChoice, ToolLike
 
 __all__ = ["JsonSchemaOptions", "json_schema_for", "parse_answer", "parse_value"]
 

@@ -33,7 +33,7 @@ from agentcore import (
     UserInputResponseContent,
     WebSearchTool,
 )
-from agentcore._contents import CONTENT_TYPES
+from agentcore._types.contents import CONTENT_TYPES
 
 # -- Message contents -------------------------------------------------------------------------
 

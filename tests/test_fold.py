@@ -28,7 +28,7 @@ from agentcore import (
     Usage,
     UsageContent,
 )
-from agentcore._responses import _Fold  # pyright: ignore[reportPrivateUsage]  # the fold's slow path is the oracle
+from agentcore._types.responses import _Fold  # pyright: ignore[reportPrivateUsage]  # the fold's slow path is the oracle
 from agentcore.testing import chunk_response
 from tests.strategies import finish_reasons, ids, json_objects, optional_ids, texts, usages
 

@@ -94,7 +94,7 @@ def test_an_agentcore_package_imports_only_public_kernel_names(package: Path) ->
 
 
 def test_the_check_itself_sees_a_private_import() -> None:
-    assert is_private_kernel_import("agentcore._stream", ())
+    assert is_private_kernel_import("agentcore._streams.stream", ())
     assert is_private_kernel_import("agentcore.tools._schema", ("x",))
     assert is_private_kernel_import("agentcore.errors", ("_private_helper",))
     assert not is_private_kernel_import("agentcore.errors", ("AgentcoreError",))

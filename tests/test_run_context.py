@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from agentcore._run import RunContext, new_run_id
+from agentcore._run_context import RunContext, new_run_id
 
 
 def test_run_ids_are_unique_within_a_process() -> None:

@@ -30,8 +30,8 @@ from agentcore import (
     Usage,
     WebSearchTool,
 )
-from agentcore._contents import CONTENT_TYPES
-from agentcore._hosted_tools import HOSTED_TOOL_TYPES
+from agentcore._types.contents import CONTENT_TYPES
+from agentcore._types.hosted_tools import HOSTED_TOOL_TYPES
 from agentcore.errors import AgentcoreError
 from agentcore.serialization import (
     SCHEMA_VERSION,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from agentcore._session_turns import SessionTurns
+from agentcore._sessions.turns import SessionTurns
 
 pytestmark = pytest.mark.anyio
 LIMIT = 5.0

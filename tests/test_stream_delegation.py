@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from agentcore import ResponseStream, StreamConsumedError
-from agentcore._stream_parts import Delegate
+from agentcore._streams.reader import Delegate
 
 pytestmark = pytest.mark.anyio
 

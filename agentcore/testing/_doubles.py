@@ -8,10 +8,10 @@ from typing import Any, Literal, TypeAlias, overload
 
 import attrs
 
-from agentcore._contents import Content, FunctionCallContent, TextContent, UsageContent
-from agentcore._messages import Message
-from agentcore._responses import ChatResponse, ChatResponseUpdate
-from agentcore._stream import ResponseStream
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import Content, FunctionCallContent, TextContent, UsageContent
+from agentcore._types.messages import Message
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 
 __all__ = [
     "ChatRequest",

@@ -33,10 +33,10 @@ import anyio
 import attrs
 import pytest
 
-from agentcore._contents import FunctionCallContent, FunctionResultContent, TextContent
-from agentcore._messages import Message
-from agentcore._responses import ChatResponse, ChatResponseUpdate
-from agentcore._usage import Usage
+from agentcore._types.contents import FunctionCallContent, FunctionResultContent, TextContent
+from agentcore._types.messages import Message
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate
+from agentcore._types.usage import Usage
 from agentcore.errors import (
     AuthenticationError,
     ChatClientError,
@@ -365,7 +365,8 @@ class ChatClientConformance:
     async def test_an_agent_sends_a_valid_history_after_a_tool_round(
         self, harness: ConformanceHarness, stream: bool
     ) -> None:
-        from agentcore import Agent, tool
+        from agentcore._agent.agent import Agent
+        from agentcore.tools import tool
 
         @tool
         def get_weather(city: str) -> str:

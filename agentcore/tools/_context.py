@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentcore._responses import CustomEvent
-from agentcore._run import RunContext, RunLocals
+from agentcore._run_context import RunContext, RunLocals
+from agentcore._types.responses import CustomEvent
 
 if TYPE_CHECKING:
-    from agentcore._sessions import AgentSession
+    from agentcore._sessions.session import AgentSession
 
 __all__ = ["ToolContext", "UserInputRequired"]
 

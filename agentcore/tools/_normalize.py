@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from agentcore._options import ToolLike
+from agentcore._types.options import ToolLike
 from agentcore.tools._function_tool import FunctionTool
 from agentcore.tools._types import is_mapping
 
 if TYPE_CHECKING:
-    from agentcore._hosted_tools import HostedTool
+    from agentcore._types.hosted_tools import HostedTool
 
 __all__ = ["normalize_tools"]
 
@@ -43,6 +43,6 @@ def normalize_tools(
 
 def _is_hosted_tool(item: object) -> bool:
     # Imported here: runs that use no hosted tool never load their classes.
-    from agentcore._hosted_tools import HOSTED_TOOL_TYPES
+    from agentcore._types.hosted_tools import HOSTED_TOOL_TYPES
 
     return isinstance(item, HOSTED_TOOL_TYPES)

@@ -14,7 +14,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from agentcore._contents import (
+from agentcore._loop.config import declared_only_names
+from agentcore._loop.tool_calls import Outcome, error_outcome, run_batch
+from agentcore._replay import request_id
+from agentcore._sessions.session import PausedRun
+from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
@@ -22,14 +26,10 @@ from agentcore._contents import (
     UserInputRequestContent,
     UserInputResponseContent,
 )
-from agentcore._loop_config import declared_only_names
-from agentcore._messages import Message
-from agentcore._replay import request_id
-from agentcore._sessions import PausedRun
-from agentcore._tool_calls import Outcome, error_outcome, run_batch
+from agentcore._types.messages import Message
 
 if TYPE_CHECKING:
-    from agentcore._tool_loop import LoopState
+    from agentcore._loop.loop import LoopState
 
 __all__ = ["attach_requests", "pause_for_input", "resume"]
 

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from agentcore._contents import (
+from agentcore._types.contents import (
     FunctionCallContent,
     FunctionResultContent,
 )
-from agentcore._messages import Message
+from agentcore._types.messages import Message
 
 if TYPE_CHECKING:
-    from agentcore._tool_loop import LoopState
+    from agentcore._loop.loop import LoopState
 
 
 def missing_result(call_id: str) -> FunctionResultContent:

@@ -13,7 +13,23 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
 
-from agentcore._contents import (
+from agentcore._loop.config import (
+    DEFAULT_CONFIGURATION,
+    NO_NAMES,
+    FunctionInvocationConfiguration,
+    declared_only_names,
+)
+from agentcore._loop.history_repair import place_results, repair_history
+from agentcore._loop.model_call import call_model, open_model_stream
+from agentcore._loop.pause import attach_requests, pause_for_input, resume
+from agentcore._loop.tool_calls import Outcome, answer_text, run_batch
+from agentcore._observing import ObserverSet
+from agentcore._replay import request_id
+from agentcore._run_context import RunContext
+from agentcore._sessions.session import PausedRun, PendingRequest
+from agentcore._streams.reader import Delegate
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
@@ -22,26 +38,10 @@ from agentcore._contents import (
     UsageContent,
     UserInputResponseContent,
 )
-from agentcore._history_repair import place_results, repair_history
-from agentcore._loop_config import (
-    DEFAULT_CONFIGURATION,
-    NO_NAMES,
-    FunctionInvocationConfiguration,
-    declared_only_names,
-)
-from agentcore._loop_pause import attach_requests, pause_for_input, resume
-from agentcore._messages import Message
-from agentcore._model_calls import call_model, open_model_stream
-from agentcore._observing import ObserverSet
-from agentcore._replay import request_id
-from agentcore._responses import ChatResponse, ChatResponseUpdate, FinishReason
-from agentcore._run import RunContext
-from agentcore._sessions import PausedRun, PendingRequest
-from agentcore._stream import ResponseStream
-from agentcore._stream_parts import Delegate
-from agentcore._tool_calls import Outcome, answer_text, run_batch
-from agentcore._usage import Usage
-from agentcore.middleware import Pipelines
+from agentcore._types.messages import Message
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate, FinishReason
+from agentcore._types.usage import Usage
+from agentcore.middleware._pipeline import Pipelines
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:

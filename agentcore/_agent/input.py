@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentcore._contents import (
+from agentcore._sessions.history import history_view
+from agentcore._types.contents import (
     CONTENT_TYPES,
     Content,
     FunctionApprovalResponseContent,
     UserInputResponseContent,
 )
-from agentcore._history import history_view
-from agentcore._messages import Message
+from agentcore._types.messages import Message
 
 __all__ = ["normalize_input", "split_decisions"]
 

@@ -7,7 +7,7 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import attrs
 
-from agentcore._contents import CONTENT_TYPES, Content, TextContent
+from agentcore._types.contents import CONTENT_TYPES, Content, TextContent
 
 __all__ = ["Message", "Role"]
 

@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Any, cast
 import attrs
 
 from agentcore._concurrency import gather_in_order
-from agentcore._contents import (
+from agentcore._types.contents import (
     FunctionCallContent,
     FunctionResultContent,
 )
-from agentcore._contexts import FunctionInvocationContext
 from agentcore.errors import RunAbortedError, ToolCallRefused, UnknownToolError
-from agentcore.middleware import MiddlewareTermination, run_pipeline
+from agentcore.middleware._contexts import FunctionInvocationContext
+from agentcore.middleware._pipeline import MiddlewareTermination, run_pipeline
 from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
 from agentcore.tools._context import NO_ANSWERS as _NO_ANSWERS
 
 if TYPE_CHECKING:
-    from agentcore._tool_loop import LoopState
+    from agentcore._loop.loop import LoopState
 
 
 def result_value(value: Any) -> Any:

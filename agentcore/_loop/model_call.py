@@ -5,19 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
-from agentcore._contents import (
+from agentcore._loop.tool_calls import answer_text
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import (
     TextContent,
     UsageContent,
 )
-from agentcore._contexts import ChatContext
-from agentcore._messages import Message
-from agentcore._responses import ChatResponse, ChatResponseUpdate
-from agentcore._stream import ResponseStream
-from agentcore._tool_calls import answer_text
-from agentcore.middleware import MiddlewareTermination, run_pipeline
+from agentcore._types.messages import Message
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate
+from agentcore.middleware._contexts import ChatContext
+from agentcore.middleware._pipeline import MiddlewareTermination, run_pipeline
 
 if TYPE_CHECKING:
-    from agentcore._tool_loop import LoopState
+    from agentcore._loop.loop import LoopState
 
 
 def _to_chat_response(value: Any) -> ChatResponse[Any]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
 from typing_extensions import TypedDict, TypeVar
 
 if TYPE_CHECKING:
-    from agentcore._hosted_tools import HostedTool
+    from agentcore._types.hosted_tools import HostedTool
     from agentcore.tools import FunctionTool
 
 __all__ = ["ChatOptions", "RequiredToolChoice", "ToolChoice", "ToolLike"]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from agentcore.tools import FunctionTool, ToolContext
 
 if TYPE_CHECKING:
-    from agentcore.agent import Agent
+    from agentcore._agent.agent import Agent
 
 __all__ = ["agent_as_tool"]
 

@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 import attrs
 
-from agentcore._usage import Usage
+from agentcore._types.usage import Usage
 
 __all__ = [
     "Annotation",

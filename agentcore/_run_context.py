@@ -8,12 +8,12 @@ import os
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentcore._responses import CustomEvent
-from agentcore._usage import Usage
+from agentcore._types.responses import CustomEvent
+from agentcore._types.usage import Usage
 
 if TYPE_CHECKING:
     from agentcore._replay import DurableRun
-    from agentcore._sessions import AgentSession
+    from agentcore._sessions.session import AgentSession
 
 __all__ = ["RunContext", "RunLocals"]
 

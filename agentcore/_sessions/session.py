@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from agentcore._contents import (
+from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionCallContent,
     FunctionResultContent,
@@ -107,7 +107,7 @@ def load_pause(session: AgentSession) -> PausedRun | None:
     pending = session.state.get(PENDING_KEY)
     if not pending:
         return None
-    from agentcore._contents import Content
+    from agentcore._types.contents import Content
     from agentcore.serialization import structure
 
     requests: list[PendingRequest] = []

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 
 if TYPE_CHECKING:
-    from agentcore._stream import ResponseStream
+    from agentcore._streams.stream import ResponseStream
 
 Finalizer = Callable[[Sequence[Any]], Any]
 ResultHook = Callable[[Any], Any]

@@ -8,7 +8,7 @@ from typing import Any, Generic, Literal, TypeAlias, cast
 import attrs
 from typing_extensions import TypeVar
 
-from agentcore._contents import (
+from agentcore._types.contents import (
     Content,
     FunctionApprovalRequestContent,
     FunctionCallContent,
@@ -17,8 +17,8 @@ from agentcore._contents import (
     UsageContent,
     UserInputRequestContent,
 )
-from agentcore._messages import Message, Role, contents_text
-from agentcore._usage import Usage
+from agentcore._types.messages import Message, Role, contents_text
+from agentcore._types.usage import Usage
 
 __all__ = [
     "AgentResponse",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentcore._agent_run import (
+from agentcore._agent.run import (
     RunSupport,
     after_run,
     commit,
@@ -22,20 +22,20 @@ from agentcore._agent_run import (
     prepare,
     with_run_events,
 )
-from agentcore._contents import UsageContent
-from agentcore._contexts import AgentContext
-from agentcore._loop_config import FunctionInvocationConfiguration
-from agentcore._responses import AgentResponse, AgentResponseUpdate, CustomEvent
-from agentcore._run import RunContext
-from agentcore._stream import ResponseStream
-from agentcore._stream_parts import Delegate
-from agentcore._tool_loop import drive
+from agentcore._loop.config import FunctionInvocationConfiguration
+from agentcore._loop.loop import drive
+from agentcore._run_context import RunContext
+from agentcore._streams.reader import Delegate
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import UsageContent
+from agentcore._types.responses import AgentResponse, AgentResponseUpdate, CustomEvent
 from agentcore.errors import RunStateError
-from agentcore.middleware import Pipelines, run_pipeline
+from agentcore.middleware._contexts import AgentContext
+from agentcore.middleware._pipeline import Pipelines, run_pipeline
 from agentcore.structured import parse_answer
 
 if TYPE_CHECKING:
-    from agentcore.agent import Agent
+    from agentcore._agent.agent import Agent
 
 __all__ = ["open_run_stream", "run_streaming"]
 

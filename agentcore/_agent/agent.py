@@ -14,25 +14,25 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from typing_extensions import TypeVar
 
-from agentcore._agent_run import (
+from agentcore._agent.input import normalize_input
+from agentcore._agent.run import (
     RunSupport,
     check_unique_names,
     final_result,
     on_agent_termination,
     run_core,
 )
-from agentcore._agent_stream import open_run_stream, run_streaming
-from agentcore._contexts import AgentContext
-from agentcore._input import normalize_input
-from agentcore._loop_config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
+from agentcore._agent.stream import open_run_stream, run_streaming
+from agentcore._loop.config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
 from agentcore._observing import ObserverSet
-from agentcore._options import ChatOptions, merge_options
-from agentcore._responses import AgentResponse, AgentResponseUpdate, agent_updates
-from agentcore._run import RunContext
-from agentcore._session_turns import SessionTurns
-from agentcore._sessions import AgentSession, saved_locals
-from agentcore._stream import ResponseStream
-from agentcore.middleware import PipelineCache, Pipelines, run_pipeline
+from agentcore._run_context import RunContext
+from agentcore._sessions.session import AgentSession, saved_locals
+from agentcore._sessions.turns import SessionTurns
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.options import ChatOptions, merge_options
+from agentcore._types.responses import AgentResponse, AgentResponseUpdate, agent_updates
+from agentcore.middleware._contexts import AgentContext
+from agentcore.middleware._pipeline import PipelineCache, Pipelines, run_pipeline
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.tools import normalize_tools
 
@@ -314,6 +314,6 @@ class Agent:
         session, and returns the answer's text. The inner run's usage is added to
         the outer run's usage.
         """
-        from agentcore._agent_tool import agent_as_tool
+        from agentcore._agent.as_tool import agent_as_tool
 
         return agent_as_tool(self, name=name, description=description)

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from agentcore._contents import (
+from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     UserInputRequestContent,
     UserInputResponseContent,
 )
-from agentcore._messages import Message
+from agentcore._types.messages import Message
 
 if TYPE_CHECKING:
     import sqlite3

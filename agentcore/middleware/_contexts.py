@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import attrs
 
-from agentcore._messages import Message
-from agentcore._responses import (
+from agentcore._run_context import RunContext
+from agentcore._sessions.session import AgentSession
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.messages import Message
+from agentcore._types.responses import (
     AgentResponse,
     AgentResponseUpdate,
     ChatResponse,
     ChatResponseUpdate,
 )
-from agentcore._run import RunContext
-from agentcore._sessions import AgentSession
-from agentcore._stream import ResponseStream
 
 if TYPE_CHECKING:
     from agentcore.protocols import SupportsAgentRun, SupportsGetResponse

@@ -21,7 +21,7 @@ from collections.abc import (
 from types import TracebackType
 from typing import Any, Generic, TypeVar, cast, overload
 
-from agentcore._stream_parts import (
+from agentcore._streams.reader import (
     ENDED,
     Core,
     Delegate,

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, Literal, TypeAlias, TypeVar
 
-from agentcore._contexts import AgentContext, ChatContext, FunctionInvocationContext
+from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
 
 __all__ = [
     "AgentMiddlewareFunction",

@@ -13,25 +13,25 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from agentcore._contents import TextContent
-from agentcore._contexts import AgentContext
-from agentcore._history import history_view
-from agentcore._input import split_decisions
-from agentcore._loop_config import FunctionInvocationConfiguration
-from agentcore._messages import Message
+from agentcore._agent.input import split_decisions
+from agentcore._loop.config import FunctionInvocationConfiguration
+from agentcore._loop.loop import LoopState, ToolIndex, drive
 from agentcore._observing import ObserverSet
-from agentcore._responses import AgentResponse, AgentResponseUpdate, ChatResponse
-from agentcore._run import RunContext
-from agentcore._session_turns import SessionTurns
-from agentcore._sessions import clear_pause, load_pause, save_pause
-from agentcore._tool_loop import LoopState, ToolIndex, drive
+from agentcore._run_context import RunContext
+from agentcore._sessions.history import history_view
+from agentcore._sessions.session import clear_pause, load_pause, save_pause
+from agentcore._sessions.turns import SessionTurns
+from agentcore._types.contents import TextContent
+from agentcore._types.messages import Message
+from agentcore._types.responses import AgentResponse, AgentResponseUpdate, ChatResponse
 from agentcore.errors import RunStateError
-from agentcore.middleware import MiddlewareTermination, Pipelines
+from agentcore.middleware._contexts import AgentContext
+from agentcore.middleware._pipeline import MiddlewareTermination, Pipelines
 from agentcore.structured import parse_answer
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
-    from agentcore.agent import Agent
+    from agentcore._agent.agent import Agent
 
 
 class RunSupport:

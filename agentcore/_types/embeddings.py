@@ -8,7 +8,7 @@ from typing import Any, Generic
 import attrs
 from typing_extensions import TypedDict, TypeVar
 
-from agentcore._usage import Usage
+from agentcore._types.usage import Usage
 
 __all__ = ["Embedding", "EmbeddingGenerationOptions", "GeneratedEmbeddings"]
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 import attrs
 
 if TYPE_CHECKING:
-    from agentcore._contents import FunctionCallContent
+    from agentcore._types.contents import FunctionCallContent
     from agentcore.tools import FunctionTool
 
 

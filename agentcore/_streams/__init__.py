@@ -1,0 +1,6 @@
+"""Floor 2 of the kernel: ``ResponseStream``, the one stream type of every scope.
+
+``stream.py`` holds the public class (construction, ``map``, hooks, the final value,
+closing) and its per-chunk loop; ``reader.py`` holds the delegation engine it runs on
+(frames, stages, the plan of hooks). Public through ``agentcore.ResponseStream``.
+"""
