@@ -78,7 +78,7 @@ def build_agent(folder: Path) -> Agent:
 
 async def worker(folder: Path, start: bool) -> None:
     from agentcore_dbos import dbos_agent, dbos_config
-    from dbos import DBOS, SetWorkflowID
+    from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
 
     agent = dbos_agent(build_agent(folder))
 
@@ -95,8 +95,8 @@ async def worker(folder: Path, start: bool) -> None:
             with SetWorkflowID("order-1"):
                 await order("One tea, please.")
         else:
-            answer = await (await DBOS.retrieve_workflow_async("order-1")).get_result()
-            (folder / "answer.txt").write_text(str(answer))
+            handle: WorkflowHandleAsync[str] = await DBOS.retrieve_workflow_async("order-1")
+            (folder / "answer.txt").write_text(await handle.get_result())
     finally:
         DBOS.destroy()
 
