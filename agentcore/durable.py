@@ -265,7 +265,7 @@ def durable_tool(
     that it failed, timed out, was refused or asked the user something) is recorded
     as JSON and read back on replay, so a finished call never runs again. A call in
     flight when the process died runs again after recovery: give tools with side
-    effects an idempotency key (``f"{context.run.run_id}:{context.call_id}"``).
+    effects an idempotency key (``ToolContext.idempotency_key``).
     """
     if isinstance(tool, _DurableTool):
         return tool

@@ -270,3 +270,18 @@ def test_request_ids_look_like_the_random_ones() -> None:
     rid = request_id("r", "c", "approval")
     assert rid.startswith("apr_")
     assert len(rid) == 26
+
+
+async def test_a_tool_gets_an_idempotency_key_from_the_run_and_the_call() -> None:
+    keys: list[str] = []
+
+    @tool
+    def pay(context: ToolContext) -> str:
+        """Pay."""
+        keys.append(context.idempotency_key)
+        return "paid"
+
+    for _ in range(2):  # the same run replayed: the same key
+        client = ScriptedChatClient([one_call("pay"), text("done")])
+        await Agent(client, tools=[pay], middleware=[fixed_run_id("wf-7")]).run("x")
+    assert keys == ["wf-7:c1", "wf-7:c1"]

@@ -45,6 +45,7 @@ from agentcore import (
 )
 from agentcore.protocols import HistoryStore
 from agentcore.testing import FunctionChatClient
+from agentcore.tools import ToolContext
 
 SCENARIO, MODE, URL, WORKDIR, WORKFLOW, EXECUTOR = sys.argv[1:7]
 WORK = Path(WORKDIR)
@@ -89,9 +90,9 @@ async def lookup(item: str) -> str:
 
 
 @tool(approval_mode="always_require" if SCENARIO == "approval" else "never_require")
-async def charge(amount: int) -> str:
+async def charge(amount: int, context: ToolContext) -> str:
     """Charge the card."""
-    effect("charge start")
+    effect(f"charge start {context.idempotency_key}")
     if KILL_AT == "charge":
         # Die only once lookup's step is recorded: a step that finished but was not
         # recorded yet runs again (at-least-once), which is not what this test checks.
