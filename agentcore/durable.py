@@ -22,7 +22,7 @@ Durable runs need asyncio: every supported engine's async API is asyncio only.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
 from agentcore._agent.agent import Agent
@@ -313,40 +313,42 @@ class DurableHistoryStore:
         await self.engine.step(self._append_name, append_step)
 
 
-class _DurableRunMiddleware:
-    """The outermost agent middleware of a durable agent: checks where the run is,
-    gives it a run id the replay reproduces, and attaches the engine to it."""
+class _DurableAgent(Agent):
+    """An agent whose runs are durable (see :func:`durable_agent`).
 
-    def __init__(
+    Every run is checked and named when it is created, before anything of it runs
+    (observers included): it must start in the engine's workflow code under asyncio;
+    its id comes from the engine, so a replay has the same id and issues the same
+    request ids; the engine is attached for the loop (``RunContext.durable``).
+    """
+
+    _durable: tuple[DurableEngine, str, Mapping[str, StepPolicy]]
+
+    def _context(
         self,
-        engine: DurableEngine,
-        name: str,
-        tool_policies: Mapping[str, StepPolicy],
-    ) -> None:
-        self.engine = engine
-        self.name = name
-        self.tool_policies = tool_policies
-
-    async def process(
-        self, context: AgentContext, call_next: Callable[[], Awaitable[None]]
-    ) -> None:
+        messages: Any,
+        session: AgentSession | None,
+        stream: bool,
+        options: Mapping[str, Any] | None,
+        tools: Sequence[Any] | None,
+    ) -> AgentContext:
+        engine, name, policies = self._durable
         require_asyncio()
-        engine = self.engine
-        _check_workflow(engine, f"durable agent {self.name!r}")
+        _check_workflow(engine, f"durable agent {name!r}")
+        context = super()._context(messages, session, stream, options, tools)
         run = context.run
         run.run_id = f"run_{engine.new_run_key()}"
-        run.durable = DurableRun(engine, self.name)
-        # Tools given to this run only become steps too.
-        context.tools = [self.wrap(item) for item in context.tools]
-        await call_next()
+        run.durable = DurableRun(engine, name)
+        if tools:  # tools given to this run only become steps too
+            context.tools = [_wrap(item, engine, name, policies) for item in context.tools]
+        return context
 
-    def wrap(self, item: Any) -> Any:
-        if isinstance(item, FunctionTool) and not isinstance(item, _DurableTool):
-            tool = cast("FunctionTool[..., Any]", item)
-            return durable_tool(
-                tool, self.engine, name=self.name, policy=self.tool_policies.get(tool.name)
-            )
-        return item
+
+def _wrap(item: Any, engine: DurableEngine, name: str, policies: Mapping[str, StepPolicy]) -> Any:
+    if isinstance(item, FunctionTool) and not isinstance(item, _DurableTool):
+        tool = cast("FunctionTool[..., Any]", item)
+        return durable_tool(tool, engine, name=name, policy=policies.get(tool.name))
+    return item
 
 
 def durable_agent(
@@ -372,22 +374,22 @@ def durable_agent(
             "(durable_agent(agent, engine, name='support'))"
         )
     policies = dict(tool_policies or {})
-    run_middleware = _DurableRunMiddleware(engine, step_name, policies)
-    tools = [run_middleware.wrap(t) for t in agent.tools]
     history = agent.history
-    return Agent(
+    durable = _DurableAgent(
         DurableChatClient(agent.client, engine, name=step_name, policy=model_policy),
         agent.instructions,
         name=agent.name,
         description=agent.description,
-        tools=tools,
-        middleware=(run_middleware, *agent.middleware),
+        tools=[_wrap(item, engine, step_name, policies) for item in agent.tools],
+        middleware=agent.middleware,
         default_options=agent.default_options,
         context_providers=agent.context_providers,
         history=None if history is None else DurableHistoryStore(history, engine, name=step_name),
         tool_loop=agent.tool_loop,
         observers=tuple(agent._support.observers),  # pyright: ignore[reportPrivateUsage]  # the kernel's own agent
     )
+    durable._durable = (engine, step_name, policies)
+    return durable
 
 
 def encode_decisions(

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
+import attrs
 import pytest
 
 from agentcore import (
@@ -19,6 +20,7 @@ from agentcore import (
     FunctionInvocationContext,
     InMemoryHistoryStore,
     Message,
+    UserInputRequestContent,
     tool,
 )
 from agentcore.durable import (
@@ -34,8 +36,9 @@ from agentcore.durable import (
     run_until_answered,
 )
 from agentcore.errors import ToolCallRefused
+from agentcore.observers import RunStarted
 from agentcore.protocols import SupportsGetResponse
-from agentcore.testing import FunctionChatClient
+from agentcore.testing import FunctionChatClient, ScriptedChatClient
 from agentcore.tools import ToolContext
 
 from ..loop.harness import calls, results, text
@@ -376,3 +379,73 @@ async def test_a_recorded_tool_step_that_is_no_tool_outcome_stops_the_replay() -
     journal.steps[3] = (name, "42")  # as if another version recorded something else here
     with pytest.raises(DurableExecutionError, match="not a tool outcome"):
         await durable_agent(world.agent(), JournalEngine(journal)).run("x")
+
+
+@attrs.frozen
+class Order:
+    item: str
+    quantity: int
+
+
+async def test_structured_output_is_parsed_the_same_from_the_recorded_response() -> None:
+    journal = Journal()
+    answers: list[Order] = []
+    for _ in range(2):  # the run, then its replay
+        client = ScriptedChatClient(['{"item": "tea", "quantity": 2}'])
+        agent = durable_agent(Agent(client, name="orders"), JournalEngine(journal))
+        answers.append((await agent.run("x", options={"response_format": Order})).value)
+    assert answers == [Order("tea", 2), Order("tea", 2)]
+    assert journal.executed == ["orders.model"]
+
+
+async def test_a_question_from_a_tool_is_answered_through_the_engine() -> None:
+    journal = Journal()
+    asked: list[str] = []
+
+    @tool
+    def size(context: ToolContext) -> str:
+        """Ask for a size."""
+        asked.append("asked")
+        return f"size {context.ask('Which size?')}"
+
+    async def respond(messages: Sequence[Message], options: Any) -> ChatResponse[Any]:
+        if any(m.role == "tool" for m in messages):
+            return text(str(results(messages)[0].result))
+        return calls(("c1", "size", "{}"))
+
+    engine = JournalEngine(journal)
+    agent = durable_agent(Agent(FunctionChatClient(respond), name="q", tools=[size]), engine)
+    engine_receive = engine.receive
+
+    async def answer(topic: str, *, wait: float | None = None) -> Any:
+        (request,) = decode_requests(journal.events[PENDING_KEY])
+        assert isinstance(request, UserInputRequestContent)
+        journal.messages[topic] = [encode_decisions([request.create_response("large")])]
+        return await engine_receive(topic, wait=wait)
+
+    engine.receive = answer  # type: ignore[method-assign]  # the human answers while it waits
+    response = await run_until_answered(agent, engine, "x", session=AgentSession())
+    assert response.text == "size large"
+    assert asked == ["asked", "asked"]  # asked, then run again with the answer
+
+
+async def test_observers_and_tools_see_the_durable_run_id_and_run_tools_are_steps() -> None:
+    journal = Journal()
+    started: list[str] = []
+    seen: list[str] = []
+
+    class Observer:
+        async def on_run_start(self, event: RunStarted) -> None:
+            started.append(event.run_id)
+
+    @tool
+    def extra(context: ToolContext) -> str:
+        """Given to one run only."""
+        seen.append(context.run.run_id)
+        return "ok"
+
+    client = ScriptedChatClient([calls(("c1", "extra", "{}")), text("done")])
+    agent = durable_agent(Agent(client, name="o", observers=[Observer()]), JournalEngine(journal))
+    await agent.run("x", tools=[extra])
+    assert started == seen == ["run_wf:0"]
+    assert "o.tool.extra" in journal.executed
