@@ -14,6 +14,7 @@ from agentcore._loop.loop import ToolLoop
 from agentcore._run_context import RunContext, RunLocals
 from agentcore._sessions.history import InMemoryHistoryStore, SqliteHistoryStore
 from agentcore._sessions.session import AgentSession
+from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream, StreamConsumedError
 from agentcore._types.contents import (
     Annotation,
@@ -159,6 +160,7 @@ __all__ = [
     "ShellTool",
     "SqliteHistoryStore",
     "StreamConsumedError",
+    "StreamEnd",
     "SupportsAgentRun",
     "SupportsCodeInterpreterTool",
     "SupportsCountTokens",

@@ -74,7 +74,11 @@ KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
                 "agentcore._loop.tool_calls",
             }
         ),
-        frozenset({"agentcore._streams.reader", "agentcore._streams.stream"}),
+        # reader names ResponseStream for typing only; replay (imported by stream,
+        # importing reader) is on the same loop until that import goes.
+        frozenset(
+            {"agentcore._streams.reader", "agentcore._streams.replay", "agentcore._streams.stream"}
+        ),
         frozenset({"agentcore._types.options", "agentcore.tools", "agentcore.tools._normalize"}),
         frozenset({"agentcore.middleware._contexts", "agentcore.protocols"}),
     }

@@ -24,10 +24,9 @@ from agentcore._agent.run import (
 )
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import drive
-from agentcore._run_context import RunContext
 from agentcore._streams.reader import Delegate
+from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream
-from agentcore._types.contents import UsageContent
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate, CustomEvent
 from agentcore.errors import RunStateError
 from agentcore.middleware._contexts import AgentContext
@@ -75,9 +74,18 @@ async def run_streaming(
     if result is None:
         result = AgentResponse(agent_name=agent.name)
     response = with_run_events(result, run)
-    return ResponseStream(
-        _replay_to_end(agent, support, response, run), finalizer=lambda _updates: response
-    )
+    replay = ResponseStream.from_response(response)
+    observers = support.observers
+    if not observers:
+        return replay
+
+    async def ended(end: StreamEnd[AgentResponse[Any]]) -> None:
+        if end.how == "completed":
+            from agentcore.observers import RunEnded
+
+            await observers.notify("on_run_end", RunEnded(run.run_id, agent.name, response))
+
+    return replay.on_end(ended)
 
 
 def open_run_stream(
@@ -187,37 +195,6 @@ async def _stream_source(
         from agentcore.observers import RunEnded
 
         await observers.notify("on_run_end", RunEnded(run.run_id, agent.name, response))
-
-
-async def _replay_to_end(
-    agent: Agent, support: RunSupport, response: AgentResponse[Any], run: RunContext
-) -> AsyncGenerator[AgentResponseUpdate, None]:
-    async for update in _replay(response):
-        yield update
-    if support.observers:
-        from agentcore.observers import RunEnded
-
-        await support.observers.notify("on_run_end", RunEnded(run.run_id, agent.name, response))
-
-
-async def _replay(response: AgentResponse[Any]) -> AsyncGenerator[AgentResponseUpdate, None]:
-    """A finished response as updates (what a short-circuited run streams)."""
-    for event in response.events:
-        yield AgentResponseUpdate(event=event, agent_name=response.agent_name)
-    for message in response.messages:
-        yield AgentResponseUpdate(
-            contents=message.contents,
-            role=message.role,
-            author_name=message.author_name,
-            message_id=message.message_id,
-            agent_name=response.agent_name,
-            response_id=response.response_id,
-        )
-    yield AgentResponseUpdate(
-        contents=(UsageContent(response.usage),) if response.usage is not None else (),
-        finish_reason=response.finish_reason,
-        agent_name=response.agent_name,
-    )
 
 
 class _StreamRecord:

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from agentcore._loop.tool_calls import answer_text
 from agentcore._streams.stream import ResponseStream
-from agentcore._types.contents import (
-    TextContent,
-    UsageContent,
-)
+from agentcore._types.contents import TextContent
 from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore.middleware._contexts import ChatContext
@@ -33,37 +29,11 @@ def _to_chat_response(value: Any) -> ChatResponse[Any]:
     )
 
 
-async def _replay(response: ChatResponse[Any]) -> AsyncGenerator[ChatResponseUpdate, None]:
-    for message in response.messages:
-        yield ChatResponseUpdate(
-            contents=message.contents,
-            role=message.role,
-            author_name=message.author_name,
-            message_id=message.message_id,
-            response_id=response.response_id,
-            model=response.model,
-            conversation_id=response.conversation_id,
-        )
-    tail = (UsageContent(response.usage),) if response.usage is not None else ()
-    yield ChatResponseUpdate(
-        contents=tail,
-        finish_reason=response.finish_reason,
-        response_id=response.response_id,
-        created_at=response.created_at,
-        additional_properties=response.additional_properties,
-    )
-
-
-def stream_of(response: ChatResponse[Any]) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
-    """A stream that replays a finished response (what a short-circuit streams)."""
-    return ResponseStream(_replay(response), finalizer=lambda _updates: response)
-
-
 def _on_chat_termination(context: ChatContext, termination: MiddlewareTermination) -> None:
     context.metadata["terminated"] = True
     if termination.has_result:
         response = _to_chat_response(termination.result)
-        context.result = stream_of(response) if context.stream else response
+        context.result = ResponseStream.from_response(response) if context.stream else response
 
 
 async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[Any]:
@@ -128,7 +98,7 @@ async def open_model_stream(
         state.terminated = True
     result = context.result
     if result is None:
-        return stream_of(ChatResponse())
+        return ResponseStream.from_response(ChatResponse())
     if isinstance(result, ChatResponse):
-        return stream_of(result)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
+        return ResponseStream.from_response(result)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
     return result

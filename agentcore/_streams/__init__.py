@@ -2,5 +2,7 @@
 
 ``stream.py`` holds the public class (construction, ``map``, hooks, the final value,
 closing) and its per-chunk loop; ``reader.py`` holds the delegation engine it runs on
-(frames, stages, the plan of hooks). Public through ``agentcore.ResponseStream``.
+(frames, stages, the plan of hooks); ``replay.py`` holds what middleware build on it
+(``from_response``, ``relay``, ``on_end`` and ``StreamEnd``). Public through
+``agentcore.ResponseStream`` and ``agentcore.StreamEnd``.
 """

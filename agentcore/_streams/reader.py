@@ -124,6 +124,7 @@ class Core:
         "exhausted",
         "frames",
         "general",
+        "host",
         "iterator",
         "plan",
         "pulling",
@@ -163,6 +164,9 @@ class Core:
         # Updates to deliver before the next one read: injected ones, and what was
         # read meanwhile (with the steps each still takes). None until an injection.
         self.backlog: list[tuple[Any, Plan]] | None = None
+        # While another stream reads this one in place (see Delegate): that stream's
+        # core and the steps this one's updates take there, where injections go.
+        self.host: tuple[Core, Plan] | None = None
 
 
 async def maybe_await(value: object) -> Any:
@@ -215,3 +219,4 @@ def leave(frame: Frame, *, completed: bool = False) -> None:
         core.exhausted = True
         core.completed = completed
         core.pulling = False
+        core.host = None

@@ -36,6 +36,13 @@ from agentcore._streams.reader import (
     pop_frame,
     push_frame,
 )
+from agentcore._streams.replay import Relay, StreamEnd, one_by_one, replay_updates
+from agentcore._types.responses import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatResponse,
+    ChatResponseUpdate,
+)
 
 __all__ = ["ResponseStream", "StreamConsumedError"]
 
@@ -43,6 +50,7 @@ UpdateT = TypeVar("UpdateT")
 FinalT = TypeVar("FinalT")
 NewUpdateT = TypeVar("NewUpdateT")
 NewFinalT = TypeVar("NewFinalT")
+ValueT = TypeVar("ValueT")
 
 
 class StreamConsumedError(RuntimeError):
@@ -59,6 +67,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
     iteration raises :class:`StreamConsumedError`. Leaving the loop early and
     dropping the iterator, ``aclose()``, ``async with`` or cancellation all close
     the source (and with it the provider connection).
+
+    ``final``, when given, is the value the updates amount to without folding
+    (say, the final value of a stream they were relayed from). It is used, instead
+    of ``finalizer``, when the consumer read exactly ``updates`` to their end: not
+    closed early, not failed, not transformed by a ``map``.
     """
 
     __slots__ = ("_core", "_depth")
@@ -69,6 +82,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         updates: AsyncIterable[UpdateT],
         *,
         finalizer: Callable[[Sequence[UpdateT]], Awaitable[FinalT]],
+        final: Callable[[], FinalT | Awaitable[FinalT]] | None = None,
     ) -> None: ...
 
     @overload
@@ -77,6 +91,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         updates: AsyncIterable[UpdateT],
         *,
         finalizer: Callable[[Sequence[UpdateT]], FinalT],
+        final: Callable[[], FinalT | Awaitable[FinalT]] | None = None,
     ) -> None: ...
 
     def __init__(
@@ -84,8 +99,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         updates: AsyncIterable[UpdateT],
         *,
         finalizer: Callable[[Sequence[UpdateT]], FinalT | Awaitable[FinalT]],
+        final: Callable[[], FinalT | Awaitable[FinalT]] | None = None,
     ) -> None:
-        self._core = Core(updates, Stage(None, finalizer, []))
+        # ``final``: the value known without folding, used when the consumer read
+        # exactly ``updates`` to their end (see the class docstring).
+        self._core = Core(updates, Stage(None, finalizer, [], final))
         self._depth = 0
 
     # -- construction -------------------------------------------------------------
@@ -107,6 +125,38 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         stream._core = core
         stream._depth = 0
         return stream
+
+    @overload
+    @staticmethod
+    def from_response(
+        response: ChatResponse[ValueT],
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[ValueT]]: ...
+
+    @overload
+    @staticmethod
+    def from_response(
+        response: AgentResponse[ValueT],
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[ValueT]]: ...
+
+    @staticmethod
+    def from_response(response: ChatResponse[Any] | AgentResponse[Any]) -> ResponseStream[Any, Any]:
+        """A finished response replayed as a stream.
+
+        The updates are the response's events (agent responses), one update per
+        message, then one with its usage and finish reason. Read unchanged to the
+        end, the final value is ``response`` itself (``value`` included); closed
+        early or mapped, it is the fold of what the consumer saw.
+        """
+        if not isinstance(response, (ChatResponse, AgentResponse)):
+            raise TypeError(
+                "from_response() replays a ChatResponse or an AgentResponse, "
+                f"got {type(response).__name__}"
+            )
+        return ResponseStream(
+            one_by_one(replay_updates(response)),
+            finalizer=type(response).from_updates,
+            final=lambda: response,
+        )
 
     @staticmethod
     def _of(
@@ -180,6 +230,52 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         self._check_unused("with_result_hook")
         self._core.stages[self._depth].hooks.append(hook)
         return self
+
+    def relay(
+        self, transform: Callable[[UpdateT], UpdateT | None] | None = None
+    ) -> ResponseStream[UpdateT, FinalT]:
+        """A stream of this one's updates passed through ``transform``.
+
+        ``transform(update)`` returns the update to deliver (the same one, for an
+        observer), a replacement, or ``None`` to drop it. The final value is this
+        stream's own when the consumer read the relay to its end and ``transform``
+        passed every update on unchanged; otherwise (an update replaced or dropped,
+        the relay closed early or mapped) it is this stream's fold (its finalizer
+        and result hooks) of what the consumer saw. Unlike :meth:`map`, which always
+        folds, a relay keeps what only the inner stream knows (a parsed ``value``,
+        a committed response). This stream is taken over: consume the relay.
+        """
+        self._check_unused("relay")
+        return self._relayed(Relay(self, transform, None))
+
+    def on_end(
+        self, hook: Callable[[StreamEnd[FinalT]], Awaitable[None] | None]
+    ) -> ResponseStream[UpdateT, FinalT]:
+        """A stream of this one's updates that calls ``hook`` once, when it ends.
+
+        ``hook`` gets a :class:`StreamEnd`: ``"completed"`` with this stream's final
+        value (before the last ``async for`` step returns), ``"failed"`` with the
+        exception (which then propagates), or ``"closed"`` when the consumer left
+        early (``aclose()``, ``async with``) or was cancelled. It may be async; on
+        failure and close it runs shielded from cancellation. An exception it raises
+        on completion fails the stream. The final value is as with :meth:`relay`.
+        This stream is taken over: consume the returned one.
+        """
+        if not callable(hook):
+            raise TypeError(f"on_end() takes a callable hook (StreamEnd -> None), got {hook!r}")
+        self._check_unused("on_end")
+        return self._relayed(Relay(self, None, hook))
+
+    def _relayed(self, relay: Relay) -> ResponseStream[UpdateT, FinalT]:
+        self._core.consuming = True  # no more map() here: the relay reads this stream
+        stream = ResponseStream._of(
+            relay,
+            finalizer=relay.fold,
+            direct=relay.final,
+            transform=relay.step if relay.transform is not None else None,
+        )
+        relay.stage = stream._core.stages[0]
+        return stream
 
     def _push(self, stage: Stage) -> ResponseStream[Any, Any]:
         core = self._core
@@ -360,6 +456,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             level = len(frames) + 1
             steps = [(t, c, level) for t, c, _ in inner_plan]
             frame = Frame(inner_core, iterator, [*steps, *below])
+            inner_core.host = (core, frame.steps)  # what is injected into it comes here
         else:
             frame = Frame(None, aiter(source), below)
         push_frame(core, frames, frame)
@@ -408,9 +505,16 @@ class ResponseStream(Generic[UpdateT, FinalT]):
     def _inject(self, update: Any) -> None:
         """Deliver ``update`` (through this stream's own steps) before the next one read."""
         core = self._core
+        host = core.host
+        if host is not None:
+            # Read in place by a stream delegating to it: that stream delivers it,
+            # with the steps this stream's updates take there.
+            core, steps = host
+        else:
+            steps = core.plan if core.plan is not None else self._plan()
         if core.backlog is None:
             core.backlog = []
-        core.backlog.append((update, core.plan if core.plan is not None else self._plan()))
+        core.backlog.append((update, steps))
 
     async def _close_all(self) -> None:
         core = self._core

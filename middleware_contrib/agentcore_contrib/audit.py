@@ -17,10 +17,10 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import anyio
 import anyio.to_thread
@@ -35,6 +35,7 @@ from agentcore import (
     Message,
     MiddlewareTermination,
     ResponseStream,
+    StreamEnd,
     Usage,
 )
 from agentcore.errors import AgentcoreError
@@ -54,8 +55,6 @@ Redactor = Callable[[dict[str, Any]], dict[str, Any]]
 Outcome = Literal["ok", "error", "terminated", "cancelled"]
 
 _logger = logging.getLogger("agentcore_contrib.audit")
-_U = TypeVar("_U")
-_F = TypeVar("_F")
 
 
 class AuditWriteError(AgentcoreError):
@@ -177,49 +176,6 @@ def _json_safe(value: Any) -> Any:
     except (TypeError, ValueError):
         return repr(value)
     return value
-
-
-def watch_stream(
-    stream: ResponseStream[_U, _F],
-    fold: Callable[[Sequence[_U]], Any],
-    on_end: Callable[[_F | None, BaseException | None], Awaitable[None]],
-) -> ResponseStream[_U, _F]:
-    """``stream`` re-streamed, calling ``on_end(final, error)`` once when it finishes.
-
-    The final value is the wrapped stream's own while nobody transformed the updates
-    on the way out; otherwise ``fold`` of what the consumer saw.
-    """
-    seen: list[_U] = []
-    finals: list[_F] = []
-
-    async def updates() -> AsyncGenerator[_U, None]:
-        iterator = stream.__aiter__()
-        try:
-            try:
-                async for update in iterator:
-                    seen.append(update)
-                    yield update
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await iterator.aclose()
-            final = await stream.get_final_response()
-        except BaseException as exc:
-            with anyio.CancelScope(shield=True):
-                await on_end(None, exc)
-            raise
-        finals.append(final)
-        await on_end(final, None)
-
-    def finalize(updates_seen: Sequence[_U]) -> _F:
-        if (
-            finals
-            and len(updates_seen) == len(seen)
-            and all(a is b for a, b in zip(updates_seen, seen, strict=True))
-        ):
-            return finals[0]
-        return fold(updates_seen)  # type: ignore[no-any-return]  # fold mirrors the final type
-
-    return ResponseStream(updates(), finalizer=finalize)
 
 
 def _outcome_of(error: BaseException | None) -> tuple[Outcome, dict[str, str] | None]:
@@ -362,10 +318,10 @@ class AgentAudit:
         result = context.result
         if isinstance(result, ResponseStream):
 
-            async def on_end(final: AgentResponse[Any] | None, error: BaseException | None) -> None:
-                await self._end(record, run_id, final, error)
+            async def on_end(end: StreamEnd[AgentResponse[Any]]) -> None:
+                await self._end(record, run_id, end.final, end.error)
 
-            context.result = watch_stream(result, AgentResponse.from_updates, on_end)
+            context.result = result.on_end(on_end)
         else:
             await self._end(record, run_id, result, None)
 
@@ -417,10 +373,10 @@ class ChatAudit:
         metadata = context.metadata
         if isinstance(result, ResponseStream):
 
-            async def on_end(final: ChatResponse[Any] | None, error: BaseException | None) -> None:
-                await self._end(record, metadata, final, error)
+            async def on_end(end: StreamEnd[ChatResponse[Any]]) -> None:
+                await self._end(record, metadata, end.final, end.error)
 
-            context.result = watch_stream(result, ChatResponse.from_updates, on_end)
+            context.result = result.on_end(on_end)
         else:
             await self._end(record, metadata, result, None)
 

@@ -13,7 +13,7 @@ import json
 import math
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Protocol, cast, runtime_checkable
 
@@ -25,7 +25,7 @@ from agentcore import (
     ChatResponseUpdate,
     ErrorContent,
     ResponseStream,
-    UsageContent,
+    StreamEnd,
 )
 from agentcore.middleware import CallNext
 from agentcore.serialization import unstructure
@@ -133,96 +133,16 @@ def request_key(context: ChatContext) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _replay_updates(response: ChatResponse[Any]) -> list[ChatResponseUpdate]:
-    updates = [
-        ChatResponseUpdate(
-            contents=message.contents,
-            role=message.role,
-            author_name=message.author_name,
-            message_id=message.message_id,
-            response_id=response.response_id,
-            conversation_id=response.conversation_id,
-            model=response.model,
-        )
-        for message in response.messages
-    ]
-    updates.append(
-        ChatResponseUpdate(
-            contents=(UsageContent(response.usage),) if response.usage is not None else (),
-            response_id=response.response_id,
-            finish_reason=response.finish_reason,
-            created_at=response.created_at,
-            additional_properties=response.additional_properties,
-        )
-    )
-    return updates
-
-
-async def _yield_all(
-    updates: Sequence[ChatResponseUpdate],
-) -> AsyncGenerator[ChatResponseUpdate, None]:
-    for update in updates:
-        yield update
-
-
 def replay_response(response: ChatResponse[Any]) -> ChatStream:
-    """A stream that replays a finished response: one update per message, then the
-    usage, finish reason and extra properties.
-
-    Its final value is ``response`` itself (``value`` included) when the consumer
-    saw the updates unchanged, and the fold of what it saw when a ``map`` changed them.
-    """
-    updates = _replay_updates(response)
-
-    def finalize(seen: Sequence[ChatResponseUpdate]) -> ChatResponse[Any]:
-        if len(seen) == len(updates) and all(a is b for a, b in zip(seen, updates, strict=True)):
-            return response
-        return ChatResponse.from_updates(seen)
-
-    return ResponseStream(_yield_all(updates), finalizer=finalize)
+    """A stream that replays a finished response: the same as
+    :meth:`~agentcore.ResponseStream.from_response`, which new code should call directly."""
+    return ResponseStream.from_response(response)
 
 
 def _is_error(response: ChatResponse[Any]) -> bool:
     return response.finish_reason == "error" or any(
         isinstance(c, ErrorContent) for m in response.messages for c in m.contents
     )
-
-
-class _Recorder:
-    """Relays a stream and stores its final response once the stream completed."""
-
-    def __init__(
-        self, stream: ChatStream, save: Callable[[ChatResponse[Any]], Awaitable[None]]
-    ) -> None:
-        self._stream = stream
-        self._save = save
-        self._seen: list[ChatResponseUpdate] = []
-        self._final: ChatResponse[Any] | None = None
-
-    async def updates(self) -> AsyncGenerator[ChatResponseUpdate, None]:
-        updates = self._stream.__aiter__()
-        try:
-            async for update in updates:
-                self._seen.append(update)
-                yield update
-        finally:
-            await updates.aclose()
-        # Reached only when the stream ended normally: never store a partial answer.
-        final = self._final = await self._stream.get_final_response()
-        await self._save(final)
-
-    def finalize(self, updates: Sequence[ChatResponseUpdate]) -> ChatResponse[Any]:
-        # The inner final response (with whatever its own hooks added) when the
-        # consumer saw exactly its updates; otherwise the fold of what it saw.
-        final = self._final
-        seen = self._seen
-        if (
-            final is not None
-            and len(updates) == len(seen)
-            and all(a is b for a, b in zip(updates, seen, strict=True))
-        ):
-            return final
-        return ChatResponse.from_updates(updates)
 
 
 class Cache:
@@ -275,7 +195,7 @@ class Cache:
         cached = await self.store.get(key)
         if cached is not None:
             context.metadata["cache_hit"] = True
-            context.result = replay_response(cached) if context.stream else cached
+            context.result = ResponseStream.from_response(cached) if context.stream else cached
             return
         context.metadata["cache_hit"] = False
         await call_next()
@@ -285,11 +205,12 @@ class Cache:
             await self._save(key, response)
         elif isinstance(result, ResponseStream):
 
-            async def save(final: ChatResponse[Any]) -> None:
-                await self._save(key, final)
+            async def save(end: StreamEnd[ChatResponse[Any]]) -> None:
+                # Only a stream read to its end: never store a partial answer.
+                if end.how == "completed" and end.final is not None:
+                    await self._save(key, end.final)
 
-            recorder = _Recorder(result, save)
-            context.result = ResponseStream(recorder.updates(), finalizer=recorder.finalize)
+            context.result = result.on_end(save)
 
     async def _save(self, key: str, response: ChatResponse[Any]) -> None:
         if not _is_error(response):

@@ -8,7 +8,7 @@ caller, as with :class:`~agentcore_contrib.retry.Retry`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any, cast
 
 from agentcore import (
@@ -20,7 +20,6 @@ from agentcore import (
 )
 from agentcore.errors import ChatClientError, ContextLengthExceededError
 from agentcore.middleware import CallNext
-from agentcore_contrib.retry import restart_before_first_update
 
 __all__ = ["ModelFallback"]
 
@@ -71,7 +70,49 @@ class ModelFallback:
         await chain.first()
         result = context.result
         if context.stream and isinstance(result, ResponseStream):
-            context.result = restart_before_first_update(result, chain.restart)
+            relay = _Switching(result, chain)
+            context.result = ResponseStream(
+                relay.updates(), finalizer=ChatResponse.from_updates, final=relay.final
+            )
+
+
+class _Switching:
+    """Relays the current client's stream; fails over while nothing was delivered.
+
+    (``Retry`` has the same shape; contrib middlewares do not import each other.)
+    """
+
+    def __init__(self, stream: ChatStream, chain: _Chain) -> None:
+        self.stream = stream
+        self._chain = chain
+
+    async def updates(self) -> AsyncGenerator[ChatResponseUpdate, None]:
+        while True:
+            updates = self.stream.__aiter__()
+            try:
+                first = await anext(updates)
+            except StopAsyncIteration:
+                return
+            except ChatClientError as error:
+                await updates.aclose()
+                answer = await self._chain.restart(error)
+                self.stream = (
+                    answer
+                    if isinstance(answer, ResponseStream)
+                    else ResponseStream.from_response(answer)
+                )
+                continue
+            try:
+                yield first
+                async for update in updates:
+                    yield update
+            finally:
+                await updates.aclose()
+            return
+
+    async def final(self) -> ChatResponse[Any]:
+        # Read unchanged to the end: the final value of the client that answered.
+        return await self.stream.get_final_response()
 
 
 class _Chain:

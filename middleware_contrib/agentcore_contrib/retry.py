@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random as _random
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -19,7 +19,6 @@ import anyio
 from agentcore import ChatContext, ChatResponse, ChatResponseUpdate, ResponseStream
 from agentcore.errors import ChatClientError
 from agentcore.middleware import CallNext
-from agentcore_contrib.cache import replay_response
 
 __all__ = ["Retry", "restart_before_first_update"]
 
@@ -29,55 +28,40 @@ ChatStream = ResponseStream[ChatResponseUpdate, ChatResponse[Any]]
 Restart = Callable[[ChatClientError], Awaitable[ChatStream | ChatResponse[Any]]]
 
 
-class _Relay:
-    """Relays a stream; a failure before the first update asks ``restart`` for another."""
+class _Restarting:
+    """The source of a stream that may start over while nothing was delivered."""
 
     def __init__(self, stream: ChatStream, restart: Restart) -> None:
-        self._stream = stream
+        self.stream = stream
         self._restart = restart
-        self._seen: list[ChatResponseUpdate] = []
-        self._final: ChatResponse[Any] | None = None
 
     async def updates(self) -> AsyncGenerator[ChatResponseUpdate, None]:
-        stream = self._stream
         while True:
-            updates = stream.__aiter__()
+            updates = self.stream.__aiter__()
             try:
                 first = await anext(updates)
             except StopAsyncIteration:
-                break
+                return
             except ChatClientError as error:
                 await updates.aclose()
                 replacement = await self._restart(error)
-                stream = (
+                self.stream = (
                     replacement
                     if isinstance(replacement, ResponseStream)
-                    else replay_response(replacement)
+                    else ResponseStream.from_response(replacement)
                 )
                 continue
             try:
-                self._seen.append(first)
                 yield first
                 async for update in updates:
-                    self._seen.append(update)
                     yield update
             finally:
                 await updates.aclose()
-            break
-        self._final = await stream.get_final_response()
+            return
 
-    def finalize(self, updates: Sequence[ChatResponseUpdate]) -> ChatResponse[Any]:
-        # The inner final response (with whatever its own hooks added) when the
-        # consumer saw exactly its updates; otherwise the fold of what it saw.
-        final = self._final
-        seen = self._seen
-        if (
-            final is not None
-            and len(updates) == len(seen)
-            and all(a is b for a, b in zip(updates, seen, strict=True))
-        ):
-            return final
-        return ChatResponse.from_updates(updates)
+    async def final(self) -> ChatResponse[Any]:
+        # Read unchanged to the end: the final value of the stream that answered.
+        return await self.stream.get_final_response()
 
 
 def restart_before_first_update(stream: ChatStream, restart: Restart) -> ChatStream:
@@ -86,10 +70,11 @@ def restart_before_first_update(stream: ChatStream, restart: Restart) -> ChatStr
     When the stream fails with a :class:`~agentcore.errors.ChatClientError` before
     its first update, ``await restart(error)`` gives the stream (or finished
     response) to relay instead, or raises to give up. A failure after the first
-    update propagates unchanged. Used by :class:`Retry` and ``ModelFallback``.
+    update propagates unchanged. The final value is that of the stream that
+    answered when the consumer read it unchanged, else the fold of what it saw.
     """
-    relay = _Relay(stream, restart)
-    return ResponseStream(relay.updates(), finalizer=relay.finalize)
+    source = _Restarting(stream, restart)
+    return ResponseStream(source.updates(), finalizer=ChatResponse.from_updates, final=source.final)
 
 
 def _is_number(value: object) -> bool:

@@ -30,7 +30,6 @@ from agentcore import (
 from agentcore.errors import StructuredOutputError
 from agentcore.middleware import CallNext
 from agentcore.structured import parse_value
-from agentcore_contrib.cache import replay_response
 
 __all__ = ["AgentSchemaValidator", "SchemaValidator", "schema_errors"]
 
@@ -361,8 +360,8 @@ def _as_stream(result: object) -> ChatStream:
         return cast("ChatStream", result)
     if isinstance(result, ChatResponse):
         response: ChatResponse[Any] = result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
-        return replay_response(response)
-    return replay_response(ChatResponse())
+        return ResponseStream.from_response(response)
+    return ResponseStream.from_response(ChatResponse())
 
 
 class _Session:
@@ -376,7 +375,6 @@ class _Session:
         self._options = dict(context.options)
         self._extra: list[Message] = []
         self._spent: list[Usage | None] = []
-        self._seen: list[ChatResponseUpdate] = []
         self._final: ChatResponse[Any] | None = None
         self.attempts = 0
 
@@ -414,7 +412,9 @@ class _Session:
         return attrs.evolve(response, value=value, usage=usage)
 
     def stream(self, first: ChatStream) -> ChatStream:
-        return ResponseStream(self._updates(first), finalizer=self._finalize)
+        return ResponseStream(
+            self._updates(first), finalizer=ChatResponse.from_updates, final=self._validated
+        )
 
     async def _updates(self, stream: ChatStream) -> AsyncGenerator[ChatResponseUpdate, None]:
         while True:
@@ -426,10 +426,10 @@ class _Session:
                     if not passing and _has_calls(update.contents):
                         passing = True  # a function-calling turn: no answer to check
                         for earlier in held:
-                            yield self._deliver(earlier)
+                            yield earlier
                         held.clear()
                     if passing:
-                        yield self._deliver(update)
+                        yield update
                     else:
                         held.append(update)
             finally:
@@ -441,28 +441,16 @@ class _Session:
             value = self.check(final)
             if value is not _INVALID:
                 for update in held:
-                    yield self._deliver(update)
+                    yield update
                 spent = self.spent()
                 if spent is not None:
-                    yield self._deliver(ChatResponseUpdate(contents=UsageContent(spent)))
+                    yield ChatResponseUpdate(contents=UsageContent(spent))
                 self._final = self.accepted(final, value)
                 return
             await self.call()
             stream = _as_stream(self._context.result)
 
-    def _deliver(self, update: ChatResponseUpdate) -> ChatResponseUpdate:
-        self._seen.append(update)
-        return update
-
-    def _finalize(self, updates: Sequence[ChatResponseUpdate]) -> ChatResponse[Any]:
-        # The validated response (with its value) when the consumer saw exactly what
-        # was delivered; otherwise the fold of what it saw.
-        final = self._final
-        seen = self._seen
-        if (
-            final is not None
-            and len(updates) == len(seen)
-            and all(a is b for a, b in zip(updates, seen, strict=True))
-        ):
-            return final
-        return ChatResponse.from_updates(updates)
+    def _validated(self) -> ChatResponse[Any]:
+        # Read unchanged to the end: the validated response, with its value.
+        assert self._final is not None  # set before the updates end
+        return self._final

@@ -44,6 +44,7 @@ from agentcore import (
     Message,
     MiddlewareTermination,
     ResponseStream,
+    StreamEnd,
     TextContent,
     Usage,
     __version__,
@@ -139,14 +140,12 @@ def _end_with_error(span: trace.Span, exc: BaseException) -> str:
 
 def _traced_stream(
     stream: ResponseStream[_U, _F],
-    fold: Callable[[Sequence[_U]], Any],
+    fold: Callable[[Sequence[_U]], _F],
     parent: otel_context.Context,
     on_end: Callable[[_F | None, BaseException | None], None],
 ) -> ResponseStream[_U, _F]:
     """``stream`` re-streamed with ``parent`` current while it produces each update
-    (so the spans of inner calls nest), calling ``on_end`` once when it finishes."""
-    seen: list[_U] = []
-    finals: list[_F] = []
+    (so the spans of inner calls nest), calling ``on_end`` once when it ends."""
 
     async def step(iterator: AsyncIterator[_U]) -> _U:
         token = otel_context.attach(parent)
@@ -158,34 +157,21 @@ def _traced_stream(
     async def updates() -> AsyncGenerator[_U, None]:
         iterator = stream.__aiter__()
         try:
-            try:
-                while True:
-                    try:
-                        update = await step(iterator)
-                    except StopAsyncIteration:
-                        break
-                    seen.append(update)
-                    yield update
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await stream.aclose()
-            final = await stream.get_final_response()
-        except BaseException as exc:
-            on_end(None, exc)
-            raise
-        finals.append(final)
-        on_end(final, None)
+            while True:
+                try:
+                    update = await step(iterator)
+                except StopAsyncIteration:
+                    return
+                yield update
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
 
-    def finalize(updates_seen: Sequence[_U]) -> _F:
-        if (
-            finals
-            and len(updates_seen) == len(seen)
-            and all(a is b for a, b in zip(updates_seen, seen, strict=True))
-        ):
-            return finals[0]
-        return fold(updates_seen)  # type: ignore[no-any-return]  # fold mirrors the final type
+    def ended(end: StreamEnd[_F]) -> None:
+        on_end(end.final, end.error)
 
-    return ResponseStream(updates(), finalizer=finalize)
+    traced = ResponseStream(updates(), finalizer=fold, final=stream.get_final_response)
+    return traced.on_end(ended)
 
 
 class Tracing:

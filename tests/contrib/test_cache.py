@@ -8,7 +8,13 @@ from typing import Any
 
 import attrs
 import pytest
-from agentcore_contrib.cache import Cache, CacheStore, InMemoryCacheStore, request_key
+from agentcore_contrib.cache import (
+    Cache,
+    CacheStore,
+    InMemoryCacheStore,
+    replay_response,
+    request_key,
+)
 
 from agentcore import (
     Agent,
@@ -344,3 +350,15 @@ async def test_docs_example_runs() -> None:
     namespace: dict[str, Any] = {"__name__": "docs_example"}
     exec(compile(code.group(1), str(source), "exec"), namespace)
     await namespace["main"]()
+
+
+async def test_replay_response_is_the_kernel_replay() -> None:
+    # Kept for code written against it: the same stream as ResponseStream.from_response.
+    response = ChatResponse(
+        messages=(Message("assistant", (TextContent("stored"),)),),
+        finish_reason="stop",
+        value={"kept": True},
+    )
+    stream = replay_response(response)
+    assert [u.text async for u in stream] == ["stored", ""]
+    assert await stream.get_final_response() is response

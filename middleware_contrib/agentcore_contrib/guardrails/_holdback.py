@@ -10,7 +10,7 @@ text through a final check. Guards that are not incremental hold the whole messa
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import anyio
 import attrs
@@ -119,7 +119,7 @@ def guard_stream(
     guards: Sequence[TextGuard],
     *,
     window: int,
-    fold: Callable[[Sequence[U]], Any],
+    fold: Callable[[Sequence[U]], F],
     on_violation: Callable[[GuardrailViolation, U | None], Awaitable[U | None]],
 ) -> ResponseStream[U, F]:
     """``stream`` with ``guards`` applied to its assistant text as it flows.
@@ -128,8 +128,8 @@ def guard_stream(
     raises or returns a last update to send instead of the held text.
     """
     holdback: _Holdback[U] = _Holdback(guards, window)
-    seen: list[U] = []
-    finals: list[F] = []
+    # What went out, for the final value of a stream whose text a guard changed.
+    released: list[U] = []
 
     async def updates() -> AsyncGenerator[U, None]:
         iterator = stream.__aiter__()
@@ -137,10 +137,10 @@ def guard_stream(
         try:
             async for update in iterator:
                 for out in await holdback.feed(update):
-                    seen.append(out)
+                    released.append(out)
                     yield out
             for out in await holdback.flush():
-                seen.append(out)
+                released.append(out)
                 yield out
         except GuardrailViolation as violation:
             blocked = violation
@@ -151,19 +151,14 @@ def guard_stream(
             holdback.modified = True
             replacement = await on_violation(blocked, holdback.template)
             if replacement is not None:
-                seen.append(replacement)
+                released.append(replacement)
                 yield replacement
-            return
-        finals.append(await stream.get_final_response())
 
-    def finalize(updates_seen: Sequence[U]) -> F:
-        if (
-            finals
-            and not holdback.modified
-            and len(updates_seen) == len(seen)
-            and all(a is b for a, b in zip(updates_seen, seen, strict=True))
-        ):
-            return finals[0]
-        return fold(updates_seen)  # type: ignore[no-any-return]  # fold mirrors the final type
+    async def final() -> F:
+        # Read unchanged to the end: the inner stream's own final value, unless a
+        # guard changed the text (then the fold of the text that went out).
+        if holdback.modified:
+            return fold(released)
+        return await stream.get_final_response()
 
-    return ResponseStream(updates(), finalizer=finalize)
+    return ResponseStream(updates(), finalizer=fold, final=final)
