@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
 from agentcore._agent.agent import Agent
-from agentcore._loop.model_call import stream_of
 from agentcore._loop.tool_calls import result_value
 from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
 from agentcore._sessions.session import AgentSession
@@ -168,7 +167,7 @@ class DurableChatClient:
     async def _replayed(
         self, messages: Sequence[Message], options: Mapping[str, Any] | None
     ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
-        return stream_of(await self._call(messages, options, stream=True))
+        return ResponseStream.from_response(await self._call(messages, options, stream=True))
 
     async def _call(
         self, messages: Sequence[Message], options: Mapping[str, Any] | None, *, stream: bool
