@@ -1,9 +1,11 @@
 """agentcore: a protocol-first framework for LLM agents.
 
-The public surface is listed once, here. Modules with a leading underscore are
-private; import from ``agentcore`` (or the documented public submodules
-``agentcore.protocols``, ``agentcore.errors``, ``agentcore.security``,
-``agentcore.serialization`` and ``agentcore.testing``).
+The public surface is listed once, here. Modules and sub-packages with a leading
+underscore are private (their layout is ``docs/architecture.md``); import from
+``agentcore`` or its public submodules ``agentcore.tools``, ``agentcore.middleware``,
+``agentcore.protocols``, ``agentcore.observers``, ``agentcore.errors``,
+``agentcore.serialization``, ``agentcore.structured``, ``agentcore.sse``,
+``agentcore.security`` and ``agentcore.testing``.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -43,6 +45,7 @@ from agentcore._types.responses import (
     ChatResponseUpdate,
     CustomEvent,
     FinishReason,
+    merge_plain_text,
 )
 from agentcore._types.usage import Usage
 from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
@@ -188,6 +191,7 @@ __all__ = [
     "chat_middleware",
     "experimental",
     "function_middleware",
+    "merge_plain_text",
     "normalize_tools",
     "release_candidate",
     "tool",

@@ -10,6 +10,7 @@ you need to influence behaviour.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
@@ -17,7 +18,6 @@ from typing import Any, cast
 
 import attrs
 
-from agentcore._observing import ObserverSet
 from agentcore._types.messages import Message
 
 __all__ = [
@@ -119,3 +119,70 @@ class ToolCallEnded:
     name: str
     result: Any = attrs.field(converter=_frozen)  # pyright: ignore[reportUnknownVariableType]  # attrs cannot infer a converter's type
     error: str | None = None
+
+
+class ObserverSet(tuple[object, ...]):
+    """Delivers events to observers, isolating the run from their failures.
+
+    Observers are called in order; each may define any of the hooks, sync or async.
+    The run calls one method per hook, which builds the event: no caller names an event
+    class. A tuple, so that ``if observers:`` (asked several times per run) costs
+    nothing and a run without observers builds no event at all.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, observers: Sequence[object] = ()) -> ObserverSet:
+        return super().__new__(cls, observers)
+
+    async def run_started(
+        self, run_id: str, agent_name: str | None, messages: Sequence[Message]
+    ) -> None:
+        await self.notify("on_run_start", RunStarted(run_id, agent_name, tuple(messages)))
+
+    async def run_ended(
+        self,
+        run_id: str,
+        agent_name: str | None,
+        response: Any = None,
+        *,
+        error: BaseException | None = None,
+    ) -> None:
+        await self.notify("on_run_end", RunEnded(run_id, agent_name, response, error))
+
+    async def model_call_started(
+        self, run_id: str, messages: Sequence[Message], options: Mapping[str, Any]
+    ) -> None:
+        event = ModelCallStarted(run_id, tuple(messages), dict(options))
+        await self.notify("on_model_call_start", event)
+
+    async def model_call_ended(self, run_id: str, response: Any) -> None:
+        await self.notify("on_model_call_end", ModelCallEnded(run_id, response))
+
+    async def tool_call_started(
+        self, run_id: str, call_id: str, name: str, arguments: Mapping[str, Any]
+    ) -> None:
+        await self.notify("on_tool_call_start", ToolCallStarted(run_id, call_id, name, arguments))
+
+    async def tool_call_ended(
+        self, run_id: str, call_id: str, name: str, result: Any, error: str | None
+    ) -> None:
+        event = ToolCallEnded(run_id, call_id, name, result, error)
+        await self.notify("on_tool_call_end", event)
+
+    async def notify(self, hook: str, event: object) -> None:
+        """Call ``hook`` of every observer that has it; log and swallow what they raise."""
+        for observer in self:
+            method = getattr(observer, hook, None)
+            if method is None:
+                continue
+            try:
+                outcome = method(event)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                import logging  # only when an observer fails
+
+                logging.getLogger("agentcore.observers").exception(
+                    "observer %r failed in %s; the run goes on", observer, hook
+                )

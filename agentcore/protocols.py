@@ -9,20 +9,14 @@ CPython: check once when an object is set up, never on a per-call path.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload, runtime_checkable
+from collections.abc import Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from typing_extensions import TypeVar
 
-from agentcore._sessions.session import AgentSession
-from agentcore._streams.stream import ResponseStream
+from agentcore._seams import AgentInput, SupportsAgentRun, SupportsGetResponse
 from agentcore._types.messages import Message
-from agentcore._types.responses import (
-    AgentResponse,
-    AgentResponseUpdate,
-    ChatResponse,
-    ChatResponseUpdate,
-)
+from agentcore._types.options import ToolDeclaration
 
 if TYPE_CHECKING:
     from agentcore._types.embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
@@ -35,6 +29,7 @@ if TYPE_CHECKING:
         WebSearchTool,
     )
     from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
+    from agentcore.middleware._pipeline import CallNext
 
 __all__ = [
     "AgentInput",
@@ -53,52 +48,12 @@ __all__ = [
     "SupportsMCPTool",
     "SupportsShellTool",
     "SupportsWebSearchTool",
+    "ToolDeclaration",
 ]
 
-OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True, default=Any)
 InputT_contra = TypeVar("InputT_contra", contravariant=True, default=str)
 EmbeddingT = TypeVar("EmbeddingT", default="list[float]")
 EmbeddingOptionsT = TypeVar("EmbeddingOptionsT", default="EmbeddingGenerationOptions")
-ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
-
-AgentInput = Any
-"""What ``run`` accepts: a str, a Message, a content object, or a sequence of those."""
-
-
-@runtime_checkable
-class SupportsGetResponse(Protocol[OptionsT_contra]):
-    """A chat client: one method, both modes.
-
-    ``stream=False`` returns an awaitable of the whole :class:`ChatResponse`;
-    ``stream=True`` returns a :class:`ResponseStream` at once (a plain ``def``,
-    so the stream can be returned before any I/O happens).
-    """
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OptionsT_contra | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OptionsT_contra | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OptionsT_contra | None = None,
-        stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
 
 
 @runtime_checkable
@@ -170,50 +125,6 @@ class SupportsShellTool(Protocol):
 
     @staticmethod
     def get_shell_tool(**kwargs: Any) -> ShellTool: ...
-
-
-@runtime_checkable
-class SupportsAgentRun(Protocol):
-    """An agent: anything that runs a conversation turn, streaming or not."""
-
-    @property
-    def name(self) -> str | None: ...
-
-    @property
-    def description(self) -> str | None: ...
-
-    @overload
-    def run(
-        self,
-        messages: AgentInput | None = None,
-        *,
-        session: AgentSession | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[AgentResponse[Any]]: ...
-
-    @overload
-    def run(
-        self,
-        messages: AgentInput | None = None,
-        *,
-        session: AgentSession | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
-
-    def run(
-        self,
-        messages: AgentInput | None = None,
-        *,
-        session: AgentSession | None = None,
-        stream: bool = False,
-    ) -> (
-        Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]
-    ): ...
-
-    def create_session(self) -> AgentSession: ...
-
-
-CallNext = Callable[[], Awaitable[None]]
 
 
 @runtime_checkable

@@ -35,7 +35,6 @@ from agentcore import (
     FinishReason,
     FunctionCallContent,
     FunctionResultContent,
-    FunctionTool,
     HostedTool,
     Message,
     ResponseStream,
@@ -47,6 +46,7 @@ from agentcore import (
     tool,
 )
 from agentcore.errors import TransientError, error_for_status
+from agentcore.protocols import ToolDeclaration
 from agentcore.sse import close_body, server_sent_events
 from agentcore.structured import json_schema_for
 
@@ -161,10 +161,10 @@ def _wire_messages(message: Message) -> list[dict[str, Any]]:
     return ([wire] if wire["content"] or "tool_calls" in wire else []) + results
 
 
-def _wire_tool(tool: FunctionTool[..., Any] | HostedTool | Mapping[str, Any]) -> dict[str, Any]:
+def _wire_tool(tool: ToolDeclaration | HostedTool | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(tool, Mapping):
         return dict(tool)  # a raw Chat Completions tool definition, sent as it is
-    if isinstance(tool, FunctionTool):
+    if isinstance(tool, ToolDeclaration):  # a function tool: name, description, parameters
         spec = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
         return {"type": "function", "function": spec}
     raise ValueError(f"OpenAICompatibleChatClient has no hosted {tool.kind!r} tool")

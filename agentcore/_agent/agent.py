@@ -15,16 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from typing_extensions import TypeVar
 
 from agentcore._agent.input import normalize_input
-from agentcore._agent.run import (
-    RunSupport,
-    check_unique_names,
-    final_result,
-    on_agent_termination,
-    run_core,
-)
-from agentcore._agent.stream import open_run_stream, run_streaming
+from agentcore._agent.run import AgentRun, RunSupport, check_unique_names
 from agentcore._loop.config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
-from agentcore._observing import ObserverSet
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import AgentSession, saved_locals
 from agentcore._sessions.turns import SessionTurns
@@ -32,7 +24,8 @@ from agentcore._streams.stream import ResponseStream
 from agentcore._types.options import ChatOptions, merge_options
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate, agent_updates
 from agentcore.middleware._contexts import AgentContext
-from agentcore.middleware._pipeline import PipelineCache, Pipelines, run_pipeline
+from agentcore.middleware._pipeline import PipelineCache, Pipelines
+from agentcore.observers import ObserverSet
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.tools import normalize_tools
 
@@ -217,18 +210,16 @@ class Agent:
             self._pipeline_cache.get(self._pipelines, middleware) if middleware else self._pipelines
         )
         config = tool_loop or self.tool_loop
-        support = self._support
+        run = AgentRun(self, self._support, context, pipelines, config)
         if stream:
-            if not pipelines.agent and not support.observers:
+            if not pipelines.agent and not self._support.observers:
                 # Nothing runs before the stream opens: the run's stream is the result.
-                return open_run_stream(self, support, context, pipelines, config)
-            return ResponseStream.from_awaitable(
-                run_streaming(self, support, context, pipelines, config)
-            )
-        if pipelines.agent or support.observers:
-            return self._run(context, pipelines, config)
-        # Nothing to wrap the run in: the core is the whole run (one coroutine less).
-        return run_core(self, support, context, pipelines, config)
+                return run.open_stream()
+            return ResponseStream.from_awaitable(run.stream())
+        if pipelines.agent or self._support.observers:
+            return run.result()
+        # Nothing to wrap the run in: the core is the whole run.
+        return run.run_to_end()
 
     def _context(
         self,
@@ -260,45 +251,6 @@ class Agent:
             stream,
             RunContext(session=session, locals=locals_),
         )
-
-    async def _run(
-        self,
-        context: AgentContext,
-        pipelines: Pipelines,
-        config: FunctionInvocationConfiguration,
-    ) -> AgentResponse[Any]:
-        support = self._support
-        observers = support.observers
-        if observers:
-            from agentcore.observers import RunStarted
-
-            await observers.notify(
-                "on_run_start",
-                RunStarted(context.run.run_id, self._name, tuple(context.messages)),
-            )
-        try:
-            if pipelines.agent:
-
-                async def core(ctx: AgentContext) -> None:
-                    await run_core(self, support, ctx, pipelines, config)
-
-                await run_pipeline(pipelines.agent, context, core, on_agent_termination)
-                result = final_result(context)
-            else:
-                result = await run_core(self, support, context, pipelines, config)
-        except BaseException as exc:
-            if observers:
-                from agentcore.observers import RunEnded
-
-                await observers.notify(
-                    "on_run_end", RunEnded(context.run.run_id, self._name, error=exc)
-                )
-            raise
-        if observers:
-            from agentcore.observers import RunEnded
-
-            await observers.notify("on_run_end", RunEnded(context.run.run_id, self._name, result))
-        return result  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
 
     # -- composition ----------------------------------------------------------------
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 from agentcore.tools import FunctionTool, ToolContext
 
 if TYPE_CHECKING:
-    from agentcore._agent.agent import Agent
+    from agentcore.protocols import SupportsAgentRun
 
 __all__ = ["agent_as_tool"]
 
 
 def agent_as_tool(
-    agent: Agent, *, name: str | None = None, description: str | None = None
+    agent: SupportsAgentRun, *, name: str | None = None, description: str | None = None
 ) -> FunctionTool[..., Any]:
     """A tool that runs ``agent`` on a task and returns its answer's text."""
     tool_name = name or agent.name

@@ -1,37 +1,71 @@
-"""What one agent run does, in either mode: prepare, run the loop, commit.
+"""One agent run, in either mode: :class:`AgentRun` prepares, runs the loop, commits and
+gives the result.
 
-The :class:`~agentcore.Agent` holds the configuration; these functions carry out a
-run of it. The streaming side (``_agent_stream``) uses the same preparation and
-commit, so both modes record exactly the same turn.
+The :class:`~agentcore.Agent` holds the configuration and builds one ``AgentRun`` per
+call of ``run``. Both modes share every step; they differ only in how the tool loop is
+read (to its end, or delegated to the caller's stream) and in how the result reaches the
+caller, so both record exactly the same turn. The stream's pieces that need no run
+(its finalizer, the replay of a finished response) are in ``stream.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from contextlib import aclosing
 from operator import is_
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import attrs
 
 from agentcore._agent.input import split_decisions
+from agentcore._agent.stream import StreamRecord, stream_finalizer
 from agentcore._loop.config import FunctionInvocationConfiguration
-from agentcore._loop.loop import LoopState, ToolIndex, drive
-from agentcore._observing import ObserverSet
+from agentcore._loop.loop import drive
+from agentcore._loop.state import LoopState, ToolIndex
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
 from agentcore._sessions.session import clear_pause, load_pause, save_pause
 from agentcore._sessions.turns import SessionTurns
+from agentcore._streams.reader import Delegate
+from agentcore._streams.replay import StreamEnd
+from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import TextContent
 from agentcore._types.messages import Message
-from agentcore._types.responses import AgentResponse, AgentResponseUpdate, ChatResponse
+from agentcore._types.responses import (
+    AgentResponse,
+    AgentResponseUpdate,
+    ChatResponse,
+    CustomEvent,
+)
 from agentcore.errors import RunStateError
 from agentcore.middleware._contexts import AgentContext
-from agentcore.middleware._pipeline import MiddlewareTermination, Pipelines
+from agentcore.middleware._pipeline import MiddlewareTermination, Pipelines, run_pipeline
+from agentcore.observers import ObserverSet
 from agentcore.structured import parse_answer
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
-    from agentcore._agent.agent import Agent
+    from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
+
+
+class AgentShape(Protocol):
+    """What a run reads from its agent. The run is typed against this, not ``Agent``,
+    so this module never imports the module that calls it."""
+
+    @property
+    def name(self) -> str | None: ...
+
+    @property
+    def client(self) -> SupportsGetResponse[Any]: ...
+
+    @property
+    def tools(self) -> Sequence[Any]: ...
+
+    @property
+    def context_providers(self) -> Sequence[ContextProvider]: ...
+
+    @property
+    def history(self) -> HistoryStore | None: ...
 
 
 class RunSupport:
@@ -57,17 +91,6 @@ class RunSupport:
         if cached is None or cached[0] is not tools:
             cached = self._tool_index = (tools, ToolIndex(tools))
         return cached[1]
-
-
-class Prepared:
-    """What the run core worked out before the tool loop starts."""
-
-    __slots__ = ("input", "options", "state")
-
-    def __init__(self, input: list[Message], options: dict[str, Any], state: LoopState) -> None:
-        self.input = input
-        self.options = options
-        self.state = state
 
 
 def to_agent_response(value: Any, agent_name: str | None) -> AgentResponse[Any]:
@@ -96,19 +119,24 @@ def to_agent_response(value: Any, agent_name: str | None) -> AgentResponse[Any]:
 
 
 def on_agent_termination(context: AgentContext, termination: MiddlewareTermination) -> None:
-    context.metadata["terminated"] = True
+    context.terminated = True
     if termination.has_result:
         # A response in both modes: a streaming run replays it (see _agent_stream).
         context.result = to_agent_response(termination.result, context.agent.name)
 
 
 def final_result(context: AgentContext) -> AgentResponse[Any]:
-    """The response a non-streaming run returns, with every event the run emitted."""
+    """The response a run gives after its agent middleware, in either mode, with every
+    event the run emitted. A middleware that ended the run without a result (it did not
+    call ``call_next``, or raised ``MiddlewareTermination()`` without ``result``) leaves
+    an empty response."""
     result = context.result
-    if not isinstance(result, AgentResponse):
+    if result is None:
+        result = AgentResponse(agent_name=context.agent.name)
+    elif not isinstance(result, AgentResponse):
         raise TypeError(
-            f"an agent middleware left a non-AgentResponse result in a non-streaming run: "
-            f"{result!r}"
+            f"an agent middleware left a result that is not an AgentResponse: {result!r}; "
+            "set context.result to an AgentResponse (or a stream in a streaming run)"
         )
     return with_run_events(result, context.run)  # pyright: ignore[reportUnknownArgumentType]  # isinstance on a generic
 
@@ -127,164 +155,317 @@ def with_run_events(response: AgentResponse[Any], run: RunContext) -> AgentRespo
     return attrs.evolve(response, events=(*response.events, *missing))
 
 
-async def prepare(
-    agent: Agent,
-    support: RunSupport,
-    context: AgentContext,
-    pipelines: Pipelines,
-    config: FunctionInvocationConfiguration,
-) -> Prepared:
-    """History, context providers, a paused run's decisions and the run's options,
-    worked into the tool loop's starting state."""
-    session = context.session
-    history: list[Message] = []
-    store: Any = agent.history
-    if store is not None and session is not None and not session.service_conversation_id:
-        history = list(await store.load(session.session_id))
-    providers = agent.context_providers
-    # Messages a context provider adds are context for this run, not conversation:
-    # sent, never stored. The input is kept alive so its ids stay unique.
-    original = list(context.messages) if providers else None
-    for provider in providers:
-        before = getattr(provider, "before_run", None)
-        if before is not None:
-            await before(context)
-    pending = None if session is None else load_pause(session)
-    input_messages, decisions = split_decisions(context.messages)
-    stored = input_messages
-    if original is not None:
-        own = {id(m) for m in original}
-        stored, _ = split_decisions([m for m in context.messages if id(m) in own])
-    if decisions and pending is None:
-        raise RunStateError(
-            "the input holds approval or user-input responses, but no run is waiting for "
-            "approval or input in this session; pass the session of the paused run "
-            "(session=...)"
-        )
-    # Without any decision the caller moved on: what is still open is declined,
-    # so the conversation stays valid.
-    decline_pending = pending is not None and not decisions
-    options = dict(context.options)
-    agent_instructions = context.instructions
-    if agent_instructions:
-        run_instructions = options.get("instructions")
-        options["instructions"] = (
-            f"{agent_instructions}\n\n{run_instructions}"
-            if run_instructions
-            else agent_instructions
-        )
-    run_tools = context.tools
-    tool_index = None
-    if run_tools:
-        agent_tools = agent.tools
-        if len(run_tools) != len(agent_tools) or not all(map(is_, run_tools, agent_tools)):
-            # Run tools, middleware or a context provider changed the tools: check
-            # them again.
-            run_tools = normalize_tools(run_tools)
-            check_unique_names(run_tools, "this run's tools")
-        else:
-            tool_index = support.tool_index(agent_tools)
-        options["tools"] = run_tools
-    if session is not None and session.service_conversation_id:
-        options.setdefault("conversation_id", session.service_conversation_id)
-    state = LoopState(
-        client=agent.client,
-        messages=[*history, *input_messages],
-        options=options,
-        stream=context.stream,
-        run=context.run,
-        pipelines=pipelines,
-        config=config,
-        return_directly=context.return_directly,
-        observers=support.observers,
-        pending=pending,
-        decisions=decisions,
-        decline_pending=decline_pending,
-        own_options=True,
-        tool_index=tool_index,
-    )
-    return Prepared(stored, options, state)
+class AgentRun:
+    """One run of an agent: prepare, run the loop, commit, give the result.
 
+    ``result()`` is a non-streaming run and ``stream()`` a streaming one; each puts the
+    observers and the agent middleware around the same core (``run_to_end`` /
+    ``open_stream``), which prepares, runs the tool loop and commits.
+    """
 
-async def commit(agent: Agent, context: AgentContext, prepared: Prepared) -> AgentResponse[Any]:
-    """Record the finished run: session state, then history, in one step each."""
-    state = prepared.state
-    chat = state.summary()
-    response_format = prepared.options.get("response_format")
-    # Parsed before anything is recorded: output that does not fit fails the run,
-    # and a failed run leaves no trace.
-    value = (
-        parse_answer(response_format, chat.messages)
-        if response_format is not None and state.paused is None
-        else None
-    )
-    session = context.session
-    if session is not None:
-        conversation_id = chat.conversation_id or session.service_conversation_id
-        store: Any = agent.history
-        if store is not None and not conversation_id:
-            # History first: if the store fails, the session still matches it.
-            produced = state.produced
-            resumed = state.resumed
-            if resumed is not None:
-                # The results of a resumed batch answer calls already stored: they go
-                # before this run's input (which may be a new user message).
-                turn = [resumed, *prepared.input, *(m for m in produced if m is not resumed)]
+    __slots__ = ("agent", "config", "context", "input", "options", "pipelines", "runtime", "state")
+
+    def __init__(
+        self,
+        agent: AgentShape,
+        runtime: RunSupport,
+        context: AgentContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+    ) -> None:
+        self.agent = agent
+        self.runtime = runtime
+        self.context = context
+        self.pipelines = pipelines
+        self.config = config
+        # Set by prepare(): the messages this run stores, its options and the loop state.
+        self.input: list[Message]
+        self.options: dict[str, Any]
+        self.state: LoopState
+
+    # -- the two modes -------------------------------------------------------------
+
+    async def result(self) -> AgentResponse[Any]:
+        """A non-streaming run: observers and agent middleware around ``run_to_end``."""
+        context = self.context
+        observers = self.runtime.observers
+        run_id, name = context.run.run_id, self.agent.name
+        if observers:
+            await observers.run_started(run_id, name, context.messages)
+        try:
+            if self.pipelines.agent:
+                await run_pipeline(
+                    self.pipelines.agent, context, self._run_core, on_agent_termination
+                )
+                result = final_result(context)
             else:
-                turn = [*prepared.input, *produced]
-            await store.append(session.session_id, history_view(turn))
-        session.service_conversation_id = conversation_id
-        if state.paused is not None:
-            save_pause(session, state.paused, context.run.locals_dict())
-        else:
-            clear_pause(session)
-    # Positional, in field order (messages, response_id, agent_name, finish_reason,
-    # usage, created_at, value, events, additional_properties): built for every run.
-    return AgentResponse(
-        chat.messages,
-        chat.response_id,
-        agent.name,
-        chat.finish_reason,
-        chat.usage,
-        chat.created_at,
-        value,
-        tuple(context.run.events),
-        chat.additional_properties,
-    )
+                result = await self.run_to_end()
+        except BaseException as exc:
+            if observers:
+                await observers.run_ended(run_id, name, error=exc)
+            raise
+        if observers:
+            await observers.run_ended(run_id, name, result)
+        return result
 
+    async def stream(self) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+        """The setup of a streaming run: observers and agent middleware around
+        ``open_stream``. A run they end early replays its response as the stream."""
+        context = self.context
+        observers = self.runtime.observers
+        run_id, name = context.run.run_id, self.agent.name
+        if observers:
+            await observers.run_started(run_id, name, context.messages)
+        try:
+            await run_pipeline(self.pipelines.agent, context, self._open_core, on_agent_termination)
+        except BaseException as exc:
+            if observers:
+                await observers.run_ended(run_id, name, error=exc)
+            raise
+        result = context.result
+        if isinstance(result, ResponseStream):
+            return result
+        # Short-circuited or terminated, with a response or none: replay it as the stream.
+        response = final_result(context)
+        replay = ResponseStream.from_response(response)
+        if not observers:
+            return replay
 
-async def after_run(agent: Agent, context: AgentContext) -> None:
-    """The context providers' ``after_run``, in reverse order."""
-    for provider in reversed(agent.context_providers):
-        after = getattr(provider, "after_run", None)
-        if after is not None:
-            await after(context)
+        async def ended(end: StreamEnd[AgentResponse[Any]]) -> None:
+            if end.how == "completed":
+                await observers.run_ended(run_id, name, response)
 
+        return replay.on_end(ended)
 
-async def run_core(
-    agent: Agent,
-    support: RunSupport,
-    context: AgentContext,
-    pipelines: Pipelines,
-    config: FunctionInvocationConfiguration,
-) -> AgentResponse[Any]:
-    """The run itself: history, providers, the tool loop, the commit."""
-    session_id = None if context.session is None else context.session.session_id
-    turns = support.turns
-    if session_id is not None and not turns.try_enter(session_id):
-        await turns.enter(session_id)  # runs of one session take turns
-    try:
-        prepared = await prepare(agent, support, context, pipelines, config)
-        async for _ in drive(prepared.state):
-            pass  # pragma: no cover  # a non-streaming run yields nothing
-        response = context.result = await commit(agent, context, prepared)
-    finally:
-        if session_id is not None:
-            turns.leave(session_id)
-    if agent.context_providers:
-        await after_run(agent, context)
-        return final_result(context)  # after_run may emit events or replace it
-    return response
+    # -- the core, shared by both modes ----------------------------------------------
+
+    async def _run_core(self, context: AgentContext) -> None:
+        self.context = context
+        await self.run_to_end()
+
+    async def _open_core(self, context: AgentContext) -> None:
+        self.context = context
+        context.result = self.open_stream()
+
+    async def run_to_end(self) -> AgentResponse[Any]:
+        """The run itself, not streamed: history, providers, the tool loop, the commit."""
+        context = self.context
+        session_id = None if context.session is None else context.session.session_id
+        turns = self.runtime.turns
+        if session_id is not None and not turns.try_enter(session_id):
+            await turns.enter(session_id)  # runs of one session take turns
+        try:
+            await self.prepare()
+            async for _ in drive(self.state):
+                pass  # pragma: no cover  # a non-streaming run yields nothing
+            response = context.result = await self.commit()
+        finally:
+            if session_id is not None:
+                turns.leave(session_id)
+        if self.agent.context_providers:
+            await self.after_run(context)
+            return final_result(context)  # after_run may emit events or replace it
+        return response
+
+    def open_stream(self) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+        """The run as a stream: the loop's updates, each made an agent update.
+
+        Read as the run produced them, the updates fold into the response the run
+        commits, so that is the final value; transforms stacked by agent middleware
+        get the fold of what they produced. The stream keeps the loop's updates, not
+        the agent updates made of them, for the fold it needs only if it is closed
+        early: the caller's agent updates are freed as soon as the caller drops them.
+        """
+        record = StreamRecord()
+        convert = self.runtime.to_agent_update
+        stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the agent builds its run's stream
+            self._stream_source(record),
+            finalizer=stream_finalizer(self.context.options.get("response_format"), convert),
+            direct=record.committed,
+            transform=convert,
+            collects_inputs=True,
+        )
+        record.stream = stream
+        return stream
+
+    async def _stream_source(
+        self, record: StreamRecord
+    ) -> AsyncGenerator[AgentResponseUpdate | Delegate, None]:
+        context = self.context
+        agent = self.agent
+        observers = self.runtime.observers
+        run = context.run
+        session_id = None if context.session is None else context.session.session_id
+        turns = self.runtime.turns
+        try:
+            if session_id is not None and not turns.try_enter(session_id):
+                await turns.enter(session_id)  # runs of one session take turns
+            try:
+                await self.prepare()
+                # Taken off the record, which the stream holds: no reference cycle is
+                # left for the garbage collector once the run is over.
+                stream, record.stream = record.stream, None
+                assert stream is not None
+                name = agent.name
+
+                def deliver(event: CustomEvent) -> None:
+                    # In order with the rest: before the next update read.
+                    stream._inject(AgentResponseUpdate(event=event, agent_name=name))  # pyright: ignore[reportPrivateUsage]  # the agent owns its run's stream
+
+                # Events agent middleware or context providers emitted before the stream
+                # started come first.
+                for event in run.events:
+                    deliver(event)
+                run._sink = deliver  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
+                try:
+                    async with aclosing(drive(self.state)) as loop_updates:
+                        yield Delegate(loop_updates)  # the loop's updates, read in place
+                finally:
+                    run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
+                response = record.response = await self.commit()
+            finally:
+                if session_id is not None:
+                    turns.leave(session_id)
+            if agent.context_providers:
+                # after_run sees the response; the caller's context keeps the stream.
+                await self.after_run(attrs.evolve(context, result=response))
+        except BaseException as exc:
+            if observers:
+                await observers.run_ended(run.run_id, agent.name, error=exc)
+            raise
+        if observers:
+            await observers.run_ended(run.run_id, agent.name, response)
+
+    # -- the steps --------------------------------------------------------------------
+
+    async def prepare(self) -> None:
+        """History, context providers, a paused run's decisions and the run's options,
+        worked into the tool loop's starting state."""
+        agent = self.agent
+        context = self.context
+        session = context.session
+        history: list[Message] = []
+        store: Any = agent.history
+        if store is not None and session is not None and not session.service_conversation_id:
+            history = list(await store.load(session.session_id))
+        providers = agent.context_providers
+        # Messages a context provider adds are context for this run, not conversation:
+        # sent, never stored. The input is kept alive so its ids stay unique.
+        original = list(context.messages) if providers else None
+        for provider in providers:
+            before = getattr(provider, "before_run", None)
+            if before is not None:
+                await before(context)
+        pending = None if session is None else load_pause(session)
+        input_messages, decisions = split_decisions(context.messages)
+        stored = input_messages
+        if original is not None:
+            own = {id(m) for m in original}
+            stored, _ = split_decisions([m for m in context.messages if id(m) in own])
+        if decisions and pending is None:
+            raise RunStateError(
+                "the input holds approval or user-input responses, but no run is waiting for "
+                "approval or input in this session; pass the session of the paused run "
+                "(session=...)"
+            )
+        # Without any decision the caller moved on: what is still open is declined,
+        # so the conversation stays valid.
+        decline_pending = pending is not None and not decisions
+        options = dict(context.options)
+        agent_instructions = context.instructions
+        if agent_instructions:
+            run_instructions = options.get("instructions")
+            options["instructions"] = (
+                f"{agent_instructions}\n\n{run_instructions}"
+                if run_instructions
+                else agent_instructions
+            )
+        run_tools = context.tools
+        tool_index = None
+        if run_tools:
+            agent_tools = agent.tools
+            if len(run_tools) != len(agent_tools) or not all(map(is_, run_tools, agent_tools)):
+                # Run tools, middleware or a context provider changed the tools: check
+                # them again.
+                run_tools = normalize_tools(run_tools)
+                check_unique_names(run_tools, "this run's tools")
+            else:
+                tool_index = self.runtime.tool_index(agent_tools)
+            options["tools"] = run_tools
+        if session is not None and session.service_conversation_id:
+            options.setdefault("conversation_id", session.service_conversation_id)
+        self.input = stored
+        self.options = options
+        self.state = LoopState(
+            client=agent.client,
+            messages=[*history, *input_messages],
+            options=options,
+            stream=context.stream,
+            run=context.run,
+            pipelines=self.pipelines,
+            config=self.config,
+            return_directly=context.return_directly,
+            observers=self.runtime.observers,
+            pending=pending,
+            decisions=decisions,
+            decline_pending=decline_pending,
+            own_options=True,
+            tool_index=tool_index,
+        )
+
+    async def commit(self) -> AgentResponse[Any]:
+        """Record the finished run: session state, then history, in one step each."""
+        context = self.context
+        state = self.state
+        chat = state.summary()
+        response_format = self.options.get("response_format")
+        # Parsed before anything is recorded: output that does not fit fails the run,
+        # and a failed run leaves no trace.
+        value = (
+            parse_answer(response_format, chat.messages)
+            if response_format is not None and state.paused is None
+            else None
+        )
+        session = context.session
+        if session is not None:
+            conversation_id = chat.conversation_id or session.service_conversation_id
+            store: Any = self.agent.history
+            if store is not None and not conversation_id:
+                # History first: if the store fails, the session still matches it.
+                produced = state.produced
+                resumed = state.resumed
+                if resumed is not None:
+                    # The results of a resumed batch answer calls already stored: they go
+                    # before this run's input (which may be a new user message).
+                    turn = [resumed, *self.input, *(m for m in produced if m is not resumed)]
+                else:
+                    turn = [*self.input, *produced]
+                await store.append(session.session_id, history_view(turn))
+            session.service_conversation_id = conversation_id
+            if state.paused is not None:
+                save_pause(session, state.paused, context.run.locals_dict())
+            else:
+                clear_pause(session)
+        # Positional, in field order (messages, response_id, agent_name, finish_reason,
+        # usage, created_at, value, events, additional_properties): built for every run.
+        return AgentResponse(
+            chat.messages,
+            chat.response_id,
+            self.agent.name,
+            chat.finish_reason,
+            chat.usage,
+            chat.created_at,
+            value,
+            tuple(context.run.events),
+            chat.additional_properties,
+        )
+
+    async def after_run(self, context: AgentContext) -> None:
+        """The context providers' ``after_run``, in reverse order."""
+        for provider in reversed(self.agent.context_providers):
+            after = getattr(provider, "after_run", None)
+            if after is not None:
+                await after(context)
 
 
 def check_unique_names(tools: Sequence[Any], where: str) -> None:

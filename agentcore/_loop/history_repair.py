@@ -20,7 +20,7 @@ from agentcore._types.contents import (
 from agentcore._types.messages import Message
 
 if TYPE_CHECKING:
-    from agentcore._loop.loop import LoopState
+    from agentcore._loop.state import LoopState
 
 
 def missing_result(call_id: str) -> FunctionResultContent:

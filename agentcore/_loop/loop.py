@@ -11,19 +11,18 @@ valid: every function call has its result before the next request.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
-    NO_NAMES,
     FunctionInvocationConfiguration,
     declared_only_names,
 )
 from agentcore._loop.history_repair import place_results, repair_history
 from agentcore._loop.model_call import call_model, open_model_stream
 from agentcore._loop.pause import attach_requests, pause_for_input, resume
+from agentcore._loop.state import LoopState
 from agentcore._loop.tool_calls import Outcome, answer_text, run_batch
-from agentcore._observing import ObserverSet
 from agentcore._replay import request_id
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import PausedRun, PendingRequest
@@ -31,209 +30,21 @@ from agentcore._streams.reader import Delegate
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
-    FunctionApprovalResponseContent,
     FunctionCallContent,
     FunctionResultContent,
     TextContent,
     UsageContent,
-    UserInputResponseContent,
 )
 from agentcore._types.messages import Message
-from agentcore._types.responses import ChatResponse, ChatResponseUpdate, FinishReason
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore._types.usage import Usage
 from agentcore.middleware._pipeline import Pipelines
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
     from agentcore.protocols import SupportsGetResponse
-    from agentcore.tools import FunctionTool
 
 __all__ = ["FunctionInvocationConfiguration", "ToolLoop"]
-
-_NO_OBSERVERS = ObserverSet()
-# Shared empties (NO_NAMES too): a fresh empty set or dict per run costs 64 to 216 bytes.
-_NO_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
-
-
-class LoopSummary(NamedTuple):
-    """The fields of a loop's response, in ``ChatResponse``'s constructor order."""
-
-    messages: tuple[Message, ...]
-    response_id: str | None
-    conversation_id: str | None
-    model: str | None
-    finish_reason: FinishReason | None
-    usage: Usage | None
-    created_at: str | None
-    value: None
-    additional_properties: Mapping[str, Any] | None
-
-
-class ToolIndex:
-    """The function tools among a list of tools, by name, and those that always ask
-    for approval. Read-only once built, so an agent builds it once for its tools."""
-
-    __slots__ = ("always_ask", "function_tools")
-
-    def __init__(self, tools: Sequence[Any]) -> None:
-        function_tools: dict[str, FunctionTool[..., Any]] = {}
-        always_ask: set[str] = set()
-        for item in tools:
-            name = getattr(item, "name", None)
-            if name is not None and hasattr(item, "parse_arguments"):
-                function_tools[name] = item
-                if item.approval_mode == "always_require":
-                    always_ask.add(name)
-        self.function_tools: Mapping[str, FunctionTool[..., Any]] = function_tools
-        self.always_ask: frozenset[str] = frozenset(always_ask) if always_ask else NO_NAMES
-
-
-class LoopState:
-    """Everything one execution of the loop reads and produces."""
-
-    __slots__ = (
-        "always_ask",
-        "answers",
-        "approved",
-        "client",
-        "config",
-        "decisions",
-        "decline_pending",
-        "extra_streamed",
-        "function_tools",
-        "invocations",
-        "observers",
-        "options",
-        "paused",
-        "pending",
-        "pipelines",
-        "produced",
-        "responses",
-        "resumed",
-        "return_directly",
-        "run",
-        "stream",
-        "terminated",
-        "transcript",
-    )
-
-    def __init__(
-        self,
-        *,
-        client: SupportsGetResponse[Any],
-        messages: Sequence[Message],
-        options: Mapping[str, Any] | None,
-        stream: bool,
-        run: RunContext,
-        pipelines: Pipelines,
-        config: FunctionInvocationConfiguration,
-        return_directly: frozenset[str] | set[str] = frozenset(),
-        observers: ObserverSet = _NO_OBSERVERS,
-        pending: PausedRun | None = None,
-        decisions: Sequence[FunctionApprovalResponseContent | UserInputResponseContent] = (),
-        decline_pending: bool = False,
-        own_options: bool = False,
-        tool_index: ToolIndex | None = None,
-    ) -> None:
-        self.client = client
-        self.transcript: list[Message] = (
-            messages if own_options and isinstance(messages, list) else list(messages)
-        )
-        self.produced: list[Message] = []
-        self.responses: list[ChatResponse[Any]] = []
-        self.extra_streamed = 0
-        self.approved: frozenset[str] = NO_NAMES
-        self.answers: dict[str, dict[str, str]] = _NO_ANSWERS
-        self.decline_pending = decline_pending
-        self.stream = stream
-        self.run = run
-        self.pipelines = pipelines
-        self.config = config
-        self.return_directly = return_directly
-        self.observers = observers
-        self.pending = pending
-        self.decisions = decisions
-        self.paused: PausedRun | None = None
-        # The results of a resumed batch: they belong right after the calls, before
-        # this run's input (which may hold a new user message).
-        self.resumed: Message | None = None
-        self.terminated = False
-        self.invocations: dict[str, int] | None = None
-        self.function_tools: Mapping[str, FunctionTool[..., Any]]
-        self.always_ask: frozenset[str]
-        # The options and messages are this loop's own from here on (``own_options``
-        # says the caller handed over fresh ones, so they are not copied twice).
-        self.options = self._split_tools(
-            options if own_options and isinstance(options, dict) else dict(options or {}),
-            tool_index,
-            own_options,
-        )
-
-    def _split_tools(
-        self, options: dict[str, Any], index: ToolIndex | None, own: bool
-    ) -> dict[str, Any]:
-        tools = options.get("tools")
-        if index is None:
-            index = ToolIndex(tools or ())
-        self.function_tools = index.function_tools
-        self.always_ask = index.always_ask
-        additional = self.config.additional_tools
-        if options.get("tool_choice") == "none":
-            options.pop("tools", None)
-        elif additional:
-            options["tools"] = [*(tools or ()), *additional]
-        elif tools:
-            options["tools"] = tools if own and isinstance(tools, list) else list(tools)
-        return options
-
-    def response(self) -> ChatResponse[None]:
-        """The whole loop as one response (what the streamed updates fold into)."""
-        summary = self.summary()
-        if isinstance(summary, ChatResponse):
-            return summary
-        return ChatResponse(*summary)
-
-    def summary(self) -> ChatResponse[None] | LoopSummary:
-        """The loop's outcome: the only model response itself when nothing was added
-        to it, else the fields of the whole loop's response (no object built)."""
-        responses = self.responses
-        extra_usage = self.run.extra_usage
-        if len(responses) == 1 and not extra_usage:
-            only = responses[0]
-            produced = self.produced
-            if (
-                len(produced) == len(only.messages)
-                and all(a is b for a, b in zip(produced, only.messages, strict=True))
-                and only.value is None
-            ):
-                return cast("ChatResponse[None]", only)  # one model call, nothing added
-        finish_reason = None
-        response_id = conversation_id = model = created_at = None
-        extra: dict[str, Any] | None = None
-        usage: Usage | None = None
-        for each in responses:
-            response_id = each.response_id or response_id
-            conversation_id = each.conversation_id or conversation_id
-            model = each.model or model
-            finish_reason = each.finish_reason or finish_reason
-            created_at = created_at or each.created_at
-            if each.additional_properties:
-                extra = {**(extra or {}), **each.additional_properties}
-            if each.usage is not None:
-                usage = each.usage if usage is None else usage + each.usage
-        for spent in extra_usage:
-            usage = spent if usage is None else usage + spent
-        return LoopSummary(
-            tuple(self.produced),
-            response_id,
-            conversation_id,
-            model,
-            finish_reason,
-            usage,
-            created_at,
-            None,
-            extra,
-        )
 
 
 def _function_calls(response: ChatResponse[Any]) -> list[FunctionCallContent]:
@@ -361,6 +172,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
     options = state.options
     tool_choice = options.get("tool_choice")
     required = tool_choice == "required" or isinstance(tool_choice, Mapping)
+    error_batches = 0
 
     if state.pending is not None:
         resumed = await resume(state, state.pending)
@@ -369,29 +181,12 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
                 yield ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
             return
         calls, outcomes, left_to_caller = resumed
-        if any(o.prompt is not None for o in outcomes):
-            requests = pause_for_input(state, state.pending.calls, calls, outcomes, resumed=True)
-            if state.stream:
-                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+        updates, done = _finish_batch(state, calls, outcomes, resumed_from=state.pending.calls)
+        for update in updates:
+            yield update
+        if done or left_to_caller:
             return
-        tool_message = Message("tool", tuple(o.content for o in outcomes))
-        place_results(state, state.pending.calls, tool_message)
-        state.resumed = tool_message
-        state.produced.append(tool_message)
-        if state.stream:
-            extra = _take_extra_usage(state)
-            tail = (UsageContent(extra),) if extra is not None else ()
-            yield ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool")
-        direct = _return_directly_answer(state, calls, outcomes)
-        if direct is not None:
-            answer = Message("assistant", (TextContent(direct),))
-            state.produced.append(answer)
-            if state.stream:
-                yield ChatResponseUpdate(contents=answer.contents, role="assistant")
-            return
-        state.terminated = any(o.terminated for o in outcomes)
-        if state.terminated or left_to_caller:
-            return
+        error_batches = 1 if any(o.errored for o in outcomes) else 0
     repair_history(state.transcript)
 
     # Worked out once per loop, not per turn.
@@ -402,7 +197,6 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
     observed = bool(state.observers)
     plain_calls = not observed and not state.pipelines.chat
     iterations = 0
-    error_batches = 0
     while True:
         final_call = (
             iterations >= config.max_iterations
@@ -426,11 +220,7 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
         state.transcript.extend(response.messages)
         state.produced.extend(response.messages)
         if observed:
-            from agentcore.observers import ModelCallEnded
-
-            await state.observers.notify(
-                "on_model_call_end", ModelCallEnded(state.run.run_id, response)
-            )
+            await state.observers.model_call_ended(state.run.run_id, response)
         calls = _function_calls(response)
         if (
             not calls
@@ -471,36 +261,57 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
                 return
 
         outcomes = await run_batch(state, calls)
-        asking = terminated = errored = False
-        for outcome in outcomes:
-            asking = asking or outcome.prompt is not None
-            terminated = terminated or outcome.terminated
-            errored = errored or outcome.errored
-        if asking:
-            requests = pause_for_input(state, calls, calls, outcomes, resumed=False)
-            if state.stream:
-                yield ChatResponseUpdate(contents=tuple(requests), role="assistant")
+        updates, done = _finish_batch(state, calls, outcomes, resumed_from=None)
+        for update in updates:
+            yield update
+        if done or required or declared_only:
             return
-        tool_message = Message("tool", tuple([o.content for o in outcomes]))
-        state.transcript.append(tool_message)
-        state.produced.append(tool_message)
-        if state.stream:
-            extra = _take_extra_usage(state)
-            tail = (UsageContent(extra),) if extra is not None else ()
-            yield ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool")
+        error_batches = error_batches + 1 if any(o.errored for o in outcomes) else 0
 
-        direct = _return_directly_answer(state, calls, outcomes)
-        if direct is not None:
-            answer = Message("assistant", (TextContent(direct),))
-            state.transcript.append(answer)
-            state.produced.append(answer)
-            if state.stream:
-                yield ChatResponseUpdate(contents=answer.contents, role="assistant")
-            return
-        if terminated or required or declared_only:
-            state.terminated = terminated
-            return
-        error_batches = error_batches + 1 if errored else 0
+
+def _finish_batch(
+    state: LoopState,
+    calls: list[FunctionCallContent],
+    outcomes: list[Outcome],
+    *,
+    resumed_from: list[FunctionCallContent] | None,
+) -> tuple[list[ChatResponseUpdate], bool]:
+    """What follows a batch of tool calls, run fresh or on resume (``resumed_from``: the
+    calls of the paused turn): pause for input, record the results, answer directly,
+    note a termination.
+
+    Returns the updates to stream (none unless streaming) and whether the loop ends.
+    """
+    updates: list[ChatResponseUpdate] = []
+    stream = state.stream
+    if any(o.prompt is not None for o in outcomes):
+        turn = calls if resumed_from is None else resumed_from
+        requests = pause_for_input(state, turn, calls, outcomes, resumed=resumed_from is not None)
+        if stream:
+            updates.append(ChatResponseUpdate(contents=tuple(requests), role="assistant"))
+        return updates, True
+    tool_message = Message("tool", tuple([o.content for o in outcomes]))
+    if resumed_from is None:
+        state.transcript.append(tool_message)
+    else:
+        # The results belong right after the paused turn's calls, before this run's input.
+        place_results(state, resumed_from, tool_message)
+        state.resumed = tool_message
+    state.produced.append(tool_message)
+    if stream:
+        extra = _take_extra_usage(state)
+        tail = (UsageContent(extra),) if extra is not None else ()
+        updates.append(ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool"))
+    direct = _return_directly_answer(state, calls, outcomes)
+    if direct is not None:
+        answer = Message("assistant", (TextContent(direct),))
+        state.transcript.append(answer)
+        state.produced.append(answer)
+        if stream:
+            updates.append(ChatResponseUpdate(contents=answer.contents, role="assistant"))
+        return updates, True
+    state.terminated = any(o.terminated for o in outcomes)
+    return updates, state.terminated
 
 
 def _take_extra_usage(state: LoopState) -> Usage | None:

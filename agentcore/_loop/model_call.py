@@ -13,7 +13,7 @@ from agentcore.middleware._contexts import ChatContext
 from agentcore.middleware._pipeline import MiddlewareTermination, run_pipeline
 
 if TYPE_CHECKING:
-    from agentcore._loop.loop import LoopState
+    from agentcore._loop.state import LoopState
 
 
 def _to_chat_response(value: Any) -> ChatResponse[Any]:
@@ -30,7 +30,7 @@ def _to_chat_response(value: Any) -> ChatResponse[Any]:
 
 
 def _on_chat_termination(context: ChatContext, termination: MiddlewareTermination) -> None:
-    context.metadata["terminated"] = True
+    context.terminated = True
     if termination.has_result:
         response = _to_chat_response(termination.result)
         context.result = ResponseStream.from_response(response) if context.stream else response
@@ -39,12 +39,7 @@ def _on_chat_termination(context: ChatContext, termination: MiddlewareTerminatio
 async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[Any]:
     handlers = state.pipelines.chat
     if state.observers:
-        from agentcore.observers import ModelCallStarted
-
-        await state.observers.notify(
-            "on_model_call_start",
-            ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
-        )
+        await state.observers.model_call_started(state.run.run_id, state.transcript, options)
     if not handlers:
         return await state.client.get_response(state.transcript, options=options)
     # Positional, in field order (client, messages, options, stream, run, transcript):
@@ -53,7 +48,7 @@ async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[
         state.client, list(state.transcript), dict(options), False, state.run, state.transcript
     )
     await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
-    if context.metadata.get("terminated"):
+    if context.terminated:
         state.terminated = True
     result = context.result
     if isinstance(result, ResponseStream):
@@ -80,12 +75,7 @@ async def open_model_stream(
 ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
     handlers = state.pipelines.chat
     if state.observers:
-        from agentcore.observers import ModelCallStarted
-
-        await state.observers.notify(
-            "on_model_call_start",
-            ModelCallStarted(state.run.run_id, tuple(state.transcript), dict(options)),
-        )
+        await state.observers.model_call_started(state.run.run_id, state.transcript, options)
     if not handlers:
         return state.client.get_response(state.transcript, options=options, stream=True)
     # Positional, in field order (client, messages, options, stream, run, transcript):
@@ -94,7 +84,7 @@ async def open_model_stream(
         state.client, list(state.transcript), dict(options), True, state.run, state.transcript
     )
     await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
-    if context.metadata.get("terminated"):
+    if context.terminated:
         state.terminated = True
     result = context.result
     if result is None:

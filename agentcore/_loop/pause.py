@@ -29,7 +29,7 @@ from agentcore._types.contents import (
 from agentcore._types.messages import Message
 
 if TYPE_CHECKING:
-    from agentcore._loop.loop import LoopState
+    from agentcore._loop.state import LoopState
 
 __all__ = ["attach_requests", "pause_for_input", "resume"]
 

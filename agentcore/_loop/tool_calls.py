@@ -20,7 +20,7 @@ from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
 from agentcore.tools._context import NO_ANSWERS as _NO_ANSWERS
 
 if TYPE_CHECKING:
-    from agentcore._loop.loop import LoopState
+    from agentcore._loop.state import LoopState
 
 
 def result_value(value: Any) -> Any:
@@ -50,7 +50,7 @@ def answer_text(value: Any) -> str:
 def _on_function_termination(
     context: FunctionInvocationContext, termination: MiddlewareTermination
 ) -> None:
-    context.metadata["terminated"] = True
+    context.terminated = True
     if termination.has_result:
         context.result = termination.result
 
@@ -135,11 +135,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     observers = state.observers if state.observers else None
     run = state.run
     if observers is not None:
-        from agentcore.observers import ToolCallStarted
-
-        await observers.notify(
-            "on_tool_call_start", ToolCallStarted(run.run_id, call.call_id, call.name, arguments)
-        )
+        await observers.tool_call_started(run.run_id, call.call_id, call.name, arguments)
     handlers = state.pipelines.function
     tool_failures: list[Exception] = []
     answers = state.answers.get(call.call_id)
@@ -157,7 +153,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
             # Positional, in field order (function, arguments, call_id, run).
             context = FunctionInvocationContext(tool, arguments, call.call_id, run)
             if call.call_id in state.approved:
-                context.metadata["approved"] = True
+                context.approved = True
 
             async def final(ctx: FunctionInvocationContext) -> None:
                 try:
@@ -173,7 +169,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
 
             await run_pipeline(handlers, context, final, _on_function_termination)
             result = context.result
-            terminated = bool(context.metadata.get("terminated"))
+            terminated = context.terminated
     except UserInputRequired as exc:
         outcome = Outcome(FunctionResultContent(call.call_id), False, False, prompt=exc.prompt)
     except ToolCallRefused as exc:
@@ -198,10 +194,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         )
     if observers is not None:
         content = outcome.content
-        from agentcore.observers import ToolCallEnded
-
-        await observers.notify(
-            "on_tool_call_end",
-            ToolCallEnded(run.run_id, call.call_id, call.name, content.result, content.error),
+        await observers.tool_call_ended(
+            run.run_id, call.call_id, call.name, content.result, content.error
         )
     return outcome

@@ -10,13 +10,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from types import GeneratorType
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Generic, cast
 
 import anyio
+from typing_extensions import TypeVar
 
-if TYPE_CHECKING:
-    from agentcore._streams.stream import ResponseStream
-
+StreamT = TypeVar("StreamT", default=Any)
+"""The stream type a :class:`Core` holds for ``from_awaitable`` (``ResponseStream``, which
+this module does not import: the engine sits below the public class)."""
 Finalizer = Callable[[Sequence[Any]], Any]
 ResultHook = Callable[[Any], Any]
 Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None, int]]
@@ -32,7 +33,7 @@ class Delegate:
     the generator had written ``async for u in target: yield u``, without the extra
     generator step per update. When ``target`` ends the generator resumes; when it
     fails, its exception is raised in the generator at the ``yield``. ``target``
-    is a :class:`ResponseStream` (its transforms and collectors apply, so its own
+    is a ``ResponseStream`` (its transforms and collectors apply, so its own
     final value is ready afterwards) or any async iterator.
 
     Internal: only agentcore's own sources yield it.
@@ -40,7 +41,7 @@ class Delegate:
 
     __slots__ = ("target",)
 
-    def __init__(self, target: ResponseStream[Any, Any] | AsyncIterator[Any]) -> None:
+    def __init__(self, target: AsyncIterable[Any]) -> None:
         self.target = target
 
 
@@ -64,7 +65,7 @@ class Frame:
 
     __slots__ = ("core", "delegates", "iterator", "steps")
 
-    def __init__(self, core: Core | None, iterator: AsyncIterator[Any], steps: Plan) -> None:
+    def __init__(self, core: Core[Any] | None, iterator: AsyncIterator[Any], steps: Plan) -> None:
         self.core = core  # the delegated stream's, to mark it read (None: a bare iterator)
         self.iterator = iterator
         self.steps = steps
@@ -113,7 +114,7 @@ class Stage:
         self.finalized = False
 
 
-class Core:
+class Core(Generic[StreamT]):
     """What the stages of one stream share: the source and the consumption state."""
 
     __slots__ = (
@@ -150,8 +151,8 @@ class Core:
         self.completed = False
         # For ``from_awaitable``: the setup awaitable until it starts, then the inner
         # stream it resolved to.
-        self.setup: Awaitable[ResponseStream[Any, Any]] | None = None
-        self.deferred: ResponseStream[Any, Any] | None = None
+        self.setup: Awaitable[StreamT] | None = None
+        self.deferred: StreamT | None = None
         # Whether the source may delegate or be injected into (agentcore's own
         # sources: ``_of``); other streams take the plain path.
         self.general = False
@@ -194,13 +195,13 @@ async def close_source(iterator: object) -> None:
             await aclose()
 
 
-def push_frame(core: Core, frames: list[Frame], frame: Frame) -> None:
+def push_frame(core: Core[Any], frames: list[Frame], frame: Frame) -> None:
     """Put ``frame`` on ``core``'s stack (``frames``), keeping ``top`` in step."""
     frames.append(frame)
     core.top = (frame.iterator, frame.steps, frame.delegates)
 
 
-def pop_frame(core: Core, frames: list[Frame]) -> Frame:
+def pop_frame(core: Core[Any], frames: list[Frame]) -> Frame:
     """Take the innermost frame off ``core``'s stack (``frames``), keeping ``top`` in step."""
     frame = frames.pop()
     if frames:

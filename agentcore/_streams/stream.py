@@ -75,6 +75,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
     """
 
     __slots__ = ("_core", "_depth")
+    _core: Core[ResponseStream[Any, Any]]
+    _depth: int
 
     @overload
     def __init__(
@@ -461,7 +463,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             frame = Frame(None, aiter(source), below)
         push_frame(core, frames, frame)
 
-    async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core] | None:
+    async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core[Any]] | None:
         """Hand this stream's source and steps to the stream delegating to it.
 
         ``None`` when this stream is part way through delegating itself: then it is

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    Literal,
+    Protocol,
+    TypeAlias,
+    Union,
+    runtime_checkable,
+)
 
 from typing_extensions import TypedDict, TypeVar
 
 if TYPE_CHECKING:
     from agentcore._types.hosted_tools import HostedTool
-    from agentcore.tools import FunctionTool
 
-__all__ = ["ChatOptions", "RequiredToolChoice", "ToolChoice", "ToolLike"]
+__all__ = ["ChatOptions", "RequiredToolChoice", "ToolChoice", "ToolDeclaration", "ToolLike"]
 
 ResponseT = TypeVar("ResponseT", default=None)
 
@@ -26,8 +34,29 @@ class RequiredToolChoice(TypedDict, total=False):
 ToolChoice: TypeAlias = Literal["auto", "none", "required"] | RequiredToolChoice
 """``"auto"`` (the model decides), ``"none"`` (no tools), ``"required"`` (must call)."""
 
-ToolLike: TypeAlias = Union["FunctionTool[..., Any]", "HostedTool", Mapping[str, Any]]
-"""What ``options["tools"]`` holds: function tools, hosted tools, or raw provider dicts."""
+
+@runtime_checkable
+class ToolDeclaration(Protocol):
+    """What a provider adapter declares to the model for a function tool.
+
+    :class:`~agentcore.FunctionTool` has this shape; so may any tool a caller or an
+    integration builds. ``parameters`` is the JSON schema of the arguments object.
+    Adapters read these three attributes and nothing else.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str | None: ...
+
+    @property
+    def parameters(self) -> Mapping[str, Any]: ...
+
+
+ToolLike: TypeAlias = Union[ToolDeclaration, "HostedTool", Mapping[str, Any]]
+"""What ``options["tools"]`` holds: function tools (any :class:`ToolDeclaration`), hosted
+tools, or raw provider dicts."""
 
 
 class ChatOptions(TypedDict, Generic[ResponseT], total=False):

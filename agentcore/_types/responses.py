@@ -27,6 +27,7 @@ __all__ = [
     "ChatResponseUpdate",
     "CustomEvent",
     "FinishReason",
+    "merge_plain_text",
 ]
 
 ValueT = TypeVar("ValueT", default=None)
@@ -320,6 +321,29 @@ class _TextRun:
 
     def __init__(self, text: str) -> None:
         self.pieces = [text]
+
+
+def merge_plain_text(contents: Iterable[Content]) -> list[Content]:
+    """``contents`` with each run of adjacent plain text (``TextContent`` without
+    annotations) merged into one ``TextContent``, the way the update fold merges them.
+
+    For adapter authors: a non-streamed response built from the service's separate text
+    parts then equals the fold of the same response streamed.
+    """
+    items: list[Content | _TextRun] = []
+    for content in contents:
+        if isinstance(content, TextContent) and not content.annotations:
+            last = items[-1] if items else None
+            if isinstance(last, _TextRun):
+                last.pieces.append(content.text)
+                continue
+            if isinstance(last, TextContent) and not last.annotations:
+                run = _TextRun(last.text)
+                run.pieces.append(content.text)
+                items[-1] = run
+                continue
+        items.append(content)
+    return [TextContent("".join(i.pieces)) if isinstance(i, _TextRun) else i for i in items]
 
 
 class _ReasoningRun:

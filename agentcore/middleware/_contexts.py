@@ -24,7 +24,7 @@ from agentcore._types.responses import (
 )
 
 if TYPE_CHECKING:
-    from agentcore.protocols import SupportsAgentRun, SupportsGetResponse
+    from agentcore._seams import SupportsAgentRun, SupportsGetResponse
     from agentcore.tools import FunctionTool
 
 __all__ = ["AgentContext", "ChatContext", "FunctionInvocationContext"]
@@ -60,6 +60,9 @@ class AgentContext:
     return_directly: set[str] = attrs.field(factory=set)
     metadata: dict[str, Any] = attrs.field(factory=dict)
     result: AgentResult = None
+    terminated: bool = attrs.field(default=False, kw_only=True)
+    """Set by the kernel when a middleware raised ``MiddlewareTermination``: the run (or
+    the loop) ends after this scope. Read it; ``metadata`` is yours alone."""
 
 
 @attrs.define(eq=False)
@@ -82,6 +85,9 @@ class ChatContext:
     _transcript: list[Message] = attrs.field(factory=list, repr=False, alias="transcript")
     metadata: dict[str, Any] = attrs.field(factory=dict)
     result: ChatResult = None
+    terminated: bool = attrs.field(default=False, kw_only=True)
+    """Set by the kernel when a middleware raised ``MiddlewareTermination``: the run (or
+    the loop) ends after this scope. Read it; ``metadata`` is yours alone."""
 
     def rewrite_transcript(self, messages: Sequence[Message]) -> None:
         """Replace the run's transcript from now on (and this call's messages).
@@ -108,3 +114,9 @@ class FunctionInvocationContext:
     run: RunContext
     metadata: dict[str, Any] = attrs.field(factory=dict)
     result: Any = None
+    terminated: bool = attrs.field(default=False, kw_only=True)
+    """Set by the kernel when a middleware raised ``MiddlewareTermination``: the run (or
+    the loop) ends after this scope. Read it; ``metadata`` is yours alone."""
+    approved: bool = attrs.field(default=False, kw_only=True)
+    """True when a person approved this call (an ``always_require`` tool or the
+    approval policy asked, and the run was resumed with an approval)."""

@@ -130,7 +130,7 @@ class ToolApproval:
             await call_next()
             return
         if decision == "ask":
-            if function.approval_mode == "always_require" or context.metadata.get("approved"):
+            if function.approval_mode == "always_require" or context.approved:
                 # The loop paused this call and the caller approved it.
                 await self._report(context, "approved", None)
                 await call_next()

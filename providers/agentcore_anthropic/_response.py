@@ -22,6 +22,7 @@ from agentcore import (
     ReasoningContent,
     TextContent,
     Usage,
+    merge_plain_text,
 )
 from agentcore_anthropic._options import PROVIDER, REDACTED_THINKING_ID, THINKING_ID
 
@@ -181,23 +182,6 @@ def block_contents(block: Json, index: int) -> list[Content]:
     return []
 
 
-def _merge_plain_text(contents: list[Content]) -> list[Content]:
-    # Adjacent plain text blocks become one TextContent, as the stream fold does.
-    merged: list[Content] = []
-    for content in contents:
-        last = merged[-1] if merged else None
-        if (
-            isinstance(content, TextContent)
-            and not content.annotations
-            and isinstance(last, TextContent)
-            and not last.annotations
-        ):
-            merged[-1] = TextContent(last.text + content.text)
-        else:
-            merged.append(content)
-    return merged
-
-
 def response_properties(
     rate_limit: Mapping[str, str] | None, stop_reason: str | None, container: Json | None
 ) -> dict[str, Any] | None:
@@ -219,7 +203,7 @@ def parse_message(data: Json, rate_limit: Mapping[str, str] | None) -> ChatRespo
         contents.extend(block_contents(block, index))
     message_id = data.get("id")
     messages = (
-        (Message("assistant", tuple(_merge_plain_text(contents)), message_id=message_id),)
+        (Message("assistant", tuple(merge_plain_text(contents)), message_id=message_id),)
         if contents
         else ()
     )

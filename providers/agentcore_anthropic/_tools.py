@@ -15,6 +15,7 @@ from agentcore import (
     ShellTool,
     WebSearchTool,
 )
+from agentcore.protocols import ToolDeclaration
 from agentcore_anthropic._options import (
     CODE_EXECUTION_TOOL_TYPE,
     MCP_CONNECTOR_BETA,
@@ -69,16 +70,15 @@ def _server_tool(name: str, default_type: str, options: Mapping[str, Any]) -> di
 
 
 def _function_tool(tool: object) -> dict[str, Any]:
-    name = getattr(tool, "name", None)
-    parameters = getattr(tool, "parameters", None)
-    if not isinstance(name, str) or not name:
+    if not isinstance(tool, ToolDeclaration) or not tool.name:
         raise ValueError(
             f"{_ADAPTER} cannot send tool {tool!r}: a tool must be a FunctionTool (with .name, "
             ".description, .parameters), a hosted tool from get_*_tool(), or a raw tool dict"
         )
+    parameters: object = tool.parameters
     schema = dict(obj(parameters)) if isinstance(parameters, Mapping) else {"type": "object"}
-    declared: dict[str, Any] = {"name": name, "input_schema": schema}
-    description = getattr(tool, "description", None)
+    declared: dict[str, Any] = {"name": tool.name, "input_schema": schema}
+    description = tool.description
     if isinstance(description, str) and description:
         declared["description"] = description
     return declared

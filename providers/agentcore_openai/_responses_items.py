@@ -43,6 +43,7 @@ from agentcore import (
     ReasoningContent,
     TextContent,
     Usage,
+    merge_plain_text,
 )
 from agentcore_openai._content_parts import iso_timestamp
 from agentcore_openai._errors import PROVIDER
@@ -234,24 +235,6 @@ def finish_reason_of(response: Response) -> FinishReason | None:
     return None
 
 
-def _merge_plain_text(contents: list[Content]) -> list[Content]:
-    # Adjacent plain text (several parts or messages) reads as one text, as the
-    # stream fold makes it.
-    merged: list[Content] = []
-    for content in contents:
-        last = merged[-1] if merged else None
-        if (
-            isinstance(content, TextContent)
-            and not content.annotations
-            and isinstance(last, TextContent)
-            and not last.annotations
-        ):
-            merged[-1] = TextContent(last.text + content.text)
-        else:
-            merged.append(content)
-    return merged
-
-
 def parse_response(
     response: Response, *, store: bool, rate_limit: dict[str, Any] | None
 ) -> ChatResponse[None]:
@@ -265,7 +248,7 @@ def parse_response(
         contents.extend(item_contents(item, index))
     if response.status == "failed" and response.error is not None:
         contents.append(ErrorContent(response.error.message, code=response.error.code))
-    contents = _merge_plain_text(contents)
+    contents = merge_plain_text(contents)
     usage = response.usage
     return ChatResponse(
         messages=(Message("assistant", contents),) if contents else (),

@@ -1,15 +1,15 @@
 """Tools, tool choice and structured output as both OpenAI APIs take them.
 
-``options["tools"]`` holds function tools (duck-typed: ``name``, ``description``,
-``parameters``), hosted tool values, or raw provider dicts that pass through
-unchanged. OpenAI's *strict* mode (constrained decoding) only accepts schemas
+``options["tools"]`` holds function tools (any ``agentcore.protocols.ToolDeclaration``:
+``name``, ``description``, ``parameters``), hosted tool values, or raw provider dicts
+that pass through unchanged. OpenAI's *strict* mode (constrained decoding) only accepts schemas
 whose every object lists all its properties as required and forbids extra
 ones; :func:`is_strict_schema` decides, and ``strict`` is sent accordingly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias, cast
 
 import attrs
@@ -23,6 +23,7 @@ from agentcore import (
     ShellTool,
     WebSearchTool,
 )
+from agentcore.protocols import ToolDeclaration
 
 __all__ = [
     "FunctionSpec",
@@ -93,21 +94,26 @@ def is_strict_schema(schema: Mapping[str, Any]) -> bool:
 
 
 def _function_spec(tool: object, adapter: str) -> FunctionSpec:
-    name = getattr(tool, "name", None)
-    parameters: object = getattr(tool, "parameters", None)
-    if callable(parameters):
-        parameters = parameters()
-    if not isinstance(name, str) or not isinstance(parameters, Mapping):
-        raise ValueError(
-            f"{adapter} cannot send tool {tool!r}: options['tools'] takes function tools "
-            "(with .name, .description and a .parameters JSON schema), hosted tool values "
-            "from the client's get_<kind>_tool() factories, or raw OpenAI tool dicts"
-        )
-    description = getattr(tool, "description", None)
+    if not isinstance(tool, ToolDeclaration) or not isinstance(tool.name, str):
+        raise _not_a_tool(tool, adapter)
+    parameters: object = tool.parameters
+    if callable(parameters):  # a schema computed on demand
+        parameters = cast("Callable[[], object]", parameters)()
+    if not isinstance(parameters, Mapping):
+        raise _not_a_tool(tool, adapter)
+    description = tool.description
     return FunctionSpec(
-        name=name,
+        name=tool.name,
         description=description if isinstance(description, str) and description else None,
         parameters=dict(parameters),  # pyright: ignore[reportUnknownArgumentType]  # a JSON schema
+    )
+
+
+def _not_a_tool(tool: object, adapter: str) -> ValueError:
+    return ValueError(
+        f"{adapter} cannot send tool {tool!r}: options['tools'] takes function tools "
+        "(with .name, .description and a .parameters JSON schema), hosted tool values "
+        "from the client's get_<kind>_tool() factories, or raw OpenAI tool dicts"
     )
 
 

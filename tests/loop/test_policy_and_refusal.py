@@ -40,7 +40,7 @@ async def test_approval_policy_pauses_calls_to_tools_that_do_not_require_approva
         return f"sent to {to}"
 
     async def record(context: FunctionInvocationContext, call_next: CallNext) -> None:
-        seen_approved.append(bool(context.metadata.get("approved")))
+        seen_approved.append(context.approved)
         await call_next()
 
     def ask_for_external(call: FunctionCallContent, _tool: Any) -> bool:

@@ -50,6 +50,7 @@ def test_agent_context_has_exactly_the_promised_fields() -> None:
         "run",
         "result",
         "return_directly",
+        "terminated",
     }
 
 
@@ -62,6 +63,7 @@ def test_chat_context_has_exactly_the_promised_fields() -> None:
         "metadata",
         "run",
         "result",
+        "terminated",
     }
 
 
@@ -73,6 +75,8 @@ def test_function_invocation_context_has_exactly_the_promised_fields() -> None:
         "metadata",
         "run",
         "result",
+        "terminated",
+        "approved",
     }
 
 

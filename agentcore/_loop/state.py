@@ -1,0 +1,213 @@
+"""The state of one execution of the tool loop, and what it adds up to.
+
+:class:`LoopState` is everything one run of the loop reads and produces; the loop
+(``loop.py``) and its steps (``model_call.py``, ``tool_calls.py``, ``pause.py``,
+``history_repair.py``) all work on it, so it sits below them and imports none of them.
+:class:`ToolIndex` is the function tools of a tool list by name, built once per agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
+
+from agentcore._loop.config import NO_NAMES, FunctionInvocationConfiguration
+from agentcore._run_context import RunContext
+from agentcore._sessions.session import PausedRun
+from agentcore._types.contents import FunctionApprovalResponseContent, UserInputResponseContent
+from agentcore._types.messages import Message
+from agentcore._types.responses import ChatResponse, FinishReason
+from agentcore._types.usage import Usage
+from agentcore.middleware._pipeline import Pipelines
+from agentcore.observers import ObserverSet
+
+if TYPE_CHECKING:
+    from agentcore.protocols import SupportsGetResponse
+    from agentcore.tools import FunctionTool
+
+__all__ = ["LoopState", "LoopSummary", "ToolIndex"]
+
+_NO_OBSERVERS = ObserverSet()
+# Shared empties (NO_NAMES too): a fresh empty set or dict per run costs 64 to 216 bytes.
+_NO_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
+
+
+class LoopSummary(NamedTuple):
+    """The fields of a loop's response, in ``ChatResponse``'s constructor order."""
+
+    messages: tuple[Message, ...]
+    response_id: str | None
+    conversation_id: str | None
+    model: str | None
+    finish_reason: FinishReason | None
+    usage: Usage | None
+    created_at: str | None
+    value: None
+    additional_properties: Mapping[str, Any] | None
+
+
+class ToolIndex:
+    """The function tools among a list of tools, by name, and those that always ask
+    for approval. Read-only once built, so an agent builds it once for its tools."""
+
+    __slots__ = ("always_ask", "function_tools")
+
+    def __init__(self, tools: Sequence[Any]) -> None:
+        function_tools: dict[str, FunctionTool[..., Any]] = {}
+        always_ask: set[str] = set()
+        for item in tools:
+            name = getattr(item, "name", None)
+            if name is not None and hasattr(item, "parse_arguments"):
+                function_tools[name] = item
+                if item.approval_mode == "always_require":
+                    always_ask.add(name)
+        self.function_tools: Mapping[str, FunctionTool[..., Any]] = function_tools
+        self.always_ask: frozenset[str] = frozenset(always_ask) if always_ask else NO_NAMES
+
+
+class LoopState:
+    """Everything one execution of the loop reads and produces."""
+
+    __slots__ = (
+        "always_ask",
+        "answers",
+        "approved",
+        "client",
+        "config",
+        "decisions",
+        "decline_pending",
+        "extra_streamed",
+        "function_tools",
+        "invocations",
+        "observers",
+        "options",
+        "paused",
+        "pending",
+        "pipelines",
+        "produced",
+        "responses",
+        "resumed",
+        "return_directly",
+        "run",
+        "stream",
+        "terminated",
+        "transcript",
+    )
+
+    def __init__(
+        self,
+        *,
+        client: SupportsGetResponse[Any],
+        messages: Sequence[Message],
+        options: Mapping[str, Any] | None,
+        stream: bool,
+        run: RunContext,
+        pipelines: Pipelines,
+        config: FunctionInvocationConfiguration,
+        return_directly: frozenset[str] | set[str] = frozenset(),
+        observers: ObserverSet = _NO_OBSERVERS,
+        pending: PausedRun | None = None,
+        decisions: Sequence[FunctionApprovalResponseContent | UserInputResponseContent] = (),
+        decline_pending: bool = False,
+        own_options: bool = False,
+        tool_index: ToolIndex | None = None,
+    ) -> None:
+        self.client = client
+        self.transcript: list[Message] = (
+            messages if own_options and isinstance(messages, list) else list(messages)
+        )
+        self.produced: list[Message] = []
+        self.responses: list[ChatResponse[Any]] = []
+        self.extra_streamed = 0
+        self.approved: frozenset[str] = NO_NAMES
+        self.answers: dict[str, dict[str, str]] = _NO_ANSWERS
+        self.decline_pending = decline_pending
+        self.stream = stream
+        self.run = run
+        self.pipelines = pipelines
+        self.config = config
+        self.return_directly = return_directly
+        self.observers = observers
+        self.pending = pending
+        self.decisions = decisions
+        self.paused: PausedRun | None = None
+        # The results of a resumed batch: they belong right after the calls, before
+        # this run's input (which may hold a new user message).
+        self.resumed: Message | None = None
+        self.terminated = False
+        self.invocations: dict[str, int] | None = None
+        self.function_tools: Mapping[str, FunctionTool[..., Any]]
+        self.always_ask: frozenset[str]
+        # The options and messages are this loop's own from here on (``own_options``
+        # says the caller handed over fresh ones, so they are not copied twice).
+        self.options = self._split_tools(
+            options if own_options and isinstance(options, dict) else dict(options or {}),
+            tool_index,
+            own_options,
+        )
+
+    def _split_tools(
+        self, options: dict[str, Any], index: ToolIndex | None, own: bool
+    ) -> dict[str, Any]:
+        tools = options.get("tools")
+        if index is None:
+            index = ToolIndex(tools or ())
+        self.function_tools = index.function_tools
+        self.always_ask = index.always_ask
+        additional = self.config.additional_tools
+        if options.get("tool_choice") == "none":
+            options.pop("tools", None)
+        elif additional:
+            options["tools"] = [*(tools or ()), *additional]
+        elif tools:
+            options["tools"] = tools if own and isinstance(tools, list) else list(tools)
+        return options
+
+    def response(self) -> ChatResponse[None]:
+        """The whole loop as one response (what the streamed updates fold into)."""
+        summary = self.summary()
+        if isinstance(summary, ChatResponse):
+            return summary
+        return ChatResponse(*summary)
+
+    def summary(self) -> ChatResponse[None] | LoopSummary:
+        """The loop's outcome: the only model response itself when nothing was added
+        to it, else the fields of the whole loop's response (no object built)."""
+        responses = self.responses
+        extra_usage = self.run.extra_usage
+        if len(responses) == 1 and not extra_usage:
+            only = responses[0]
+            produced = self.produced
+            if (
+                len(produced) == len(only.messages)
+                and all(a is b for a, b in zip(produced, only.messages, strict=True))
+                and only.value is None
+            ):
+                return cast("ChatResponse[None]", only)  # one model call, nothing added
+        finish_reason = None
+        response_id = conversation_id = model = created_at = None
+        extra: dict[str, Any] | None = None
+        usage: Usage | None = None
+        for each in responses:
+            response_id = each.response_id or response_id
+            conversation_id = each.conversation_id or conversation_id
+            model = each.model or model
+            finish_reason = each.finish_reason or finish_reason
+            created_at = created_at or each.created_at
+            if each.additional_properties:
+                extra = {**(extra or {}), **each.additional_properties}
+            if each.usage is not None:
+                usage = each.usage if usage is None else usage + each.usage
+        for spent in extra_usage:
+            usage = spent if usage is None else usage + spent
+        return LoopSummary(
+            tuple(self.produced),
+            response_id,
+            conversation_id,
+            model,
+            finish_reason,
+            usage,
+            created_at,
+            None,
+            extra,
+        )

@@ -1,0 +1,68 @@
+"""An agent middleware that ends the run without a result gives the same empty response
+in both modes: no model call, no updates, never a ``TypeError`` in one mode only."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentcore import (
+    Agent,
+    AgentContext,
+    AgentResponse,
+    InMemoryHistoryStore,
+    MiddlewareTermination,
+)
+from agentcore.middleware import CallNext
+from agentcore.testing import ScriptedChatClient
+
+from .harness import run_agent, text
+
+pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("stream", [False, True])]
+
+
+async def skip(context: AgentContext, call_next: CallNext) -> None:
+    """Never calls ``call_next`` and sets no result."""
+
+
+async def stop(context: AgentContext, call_next: CallNext) -> None:
+    raise MiddlewareTermination("nothing to do")
+
+
+@pytest.mark.parametrize("middleware", [skip, stop], ids=["no call_next", "termination"])
+async def test_a_run_ended_without_a_result_is_an_empty_response(
+    stream: bool, middleware: object
+) -> None:
+    client = ScriptedChatClient([text("never")])
+    history = InMemoryHistoryStore()
+    agent = Agent(client, name="bot", middleware=[middleware], history=history)
+    session = agent.create_session()
+
+    response, updates = await run_agent(agent, "hi", stream=stream, session=session)
+
+    assert response == AgentResponse(agent_name="bot")
+    assert all(not update.contents for update in updates)
+    assert client.requests == []
+    assert await history.load(session.session_id) == []
+
+
+@pytest.mark.parametrize("middleware", [skip, stop], ids=["no call_next", "termination"])
+async def test_the_same_run_per_call_middleware_also_ends_empty(
+    stream: bool, middleware: object
+) -> None:
+    client = ScriptedChatClient([text("never")])
+    agent = Agent(client, name="bot")
+
+    response, _ = await run_agent(agent, "hi", stream=stream, middleware=[middleware])
+
+    assert response == AgentResponse(agent_name="bot")
+    assert client.requests == []
+
+
+async def test_a_result_of_the_wrong_type_is_refused_clearly(stream: bool) -> None:
+    async def wrong(context: AgentContext, call_next: CallNext) -> None:
+        context.result = "not a response"  # type: ignore[assignment]  # the mistake under test
+
+    agent = Agent(ScriptedChatClient([text("never")]), name="bot", middleware=[wrong])
+
+    with pytest.raises(TypeError, match="not an AgentResponse"):
+        await run_agent(agent, "hi", stream=stream)
