@@ -16,11 +16,13 @@ from benchmarks.scenarios import (
     stream_run,
     tool_rounds,
 )
+from benchmarks.workflows import fan10k_run, fan100_run, seq3_run
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few iterations: checks it runs")
+
     args = parser.parse_args()
     iterations, repeats, runs = (200, 1, 100) if args.quick else (5000, 7, 1000)
     results: list[Result] = [
@@ -39,6 +41,9 @@ def main() -> None:
         chat_stream_run(iterations, repeats),
         concurrent_runs(runs, repeats),
         import_time(3 if args.quick else 7),
+        seq3_run(iterations, repeats),
+        fan100_run(iterations // 20, repeats),
+        fan10k_run(),
     ]
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"

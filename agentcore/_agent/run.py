@@ -121,7 +121,7 @@ def to_agent_response(value: Any, agent_name: str | None) -> AgentResponse[Any]:
 def on_agent_termination(context: AgentContext, termination: MiddlewareTermination) -> None:
     context.terminated = True
     if termination.has_result:
-        # A response in both modes: a streaming run replays it (see _agent_stream).
+        # A response in both modes: a streaming run replays it (see AgentRun.stream).
         context.result = to_agent_response(termination.result, context.agent.name)
 
 

@@ -1,0 +1,138 @@
+"""Workflows: typed graphs of executors exchanging messages in supersteps.
+
+Build a definition once with :class:`WorkflowBuilder`, run it any number of times
+at once with :meth:`Workflow.run`. See ``docs/workflows.md``.
+"""
+
+from agentcore.workflows._agent_executor import AgentExecutor, AgentTurn
+from agentcore.workflows._builder import WorkflowBuilder
+from agentcore.workflows._checkpoint import (
+    CHECKPOINT_FORMAT,
+    CheckpointInfo,
+    CheckpointRecord,
+    RunStatus,
+    WorkflowCheckpoint,
+)
+from agentcore.workflows._context import SharedState, WorkflowContext
+from agentcore.workflows._decorators import FunctionExecutor, executor, handler, response_handler
+from agentcore.workflows._edges import Case, Default
+from agentcore.workflows._events import (
+    DeliveryRecord,
+    DeliveryStatus,
+    EdgeDelivery,
+    EdgeGroupKind,
+    ErrorInfo,
+    EventSource,
+    ExecutorCompleted,
+    ExecutorEvent,
+    ExecutorFailed,
+    ExecutorInvoked,
+    IntermediateOutput,
+    RequestCancelled,
+    RequestInfo,
+    RunCompleted,
+    RunFailed,
+    RunPaused,
+    RunStarted,
+    SuperstepAborted,
+    SuperstepCompleted,
+    SuperstepStarted,
+    WorkflowEvent,
+    WorkflowOutput,
+    WorkflowWarning,
+)
+from agentcore.workflows._graph import RetryPolicy
+from agentcore.workflows._requests import PendingRequest, WorkflowResponse
+from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
+from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
+from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
+from agentcore.workflows._subworkflow import SubWorkflowExecutor
+from agentcore.workflows._workflow import Workflow
+from agentcore.workflows._workflow_agent import (
+    REQUEST_INFO_TOOL_NAME,
+    RequestInfoArguments,
+    WorkflowAgent,
+)
+from agentcore.workflows.errors import (
+    CheckpointError,
+    CheckpointIncompatibleError,
+    ExecutorFailedError,
+    ExecutorTimeoutError,
+    SharedStateConflictError,
+    UnknownRequestError,
+    WorkflowBuildError,
+    WorkflowConvergenceError,
+    WorkflowError,
+    WorkflowStalledError,
+    WorkflowTypeError,
+)
+from agentcore.workflows.protocols import CheckpointStore, Executor
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "REQUEST_INFO_TOOL_NAME",
+    "AgentExecutor",
+    "AgentTurn",
+    "Case",
+    "CheckpointError",
+    "CheckpointIncompatibleError",
+    "CheckpointInfo",
+    "CheckpointRecord",
+    "CheckpointStore",
+    "Default",
+    "DeliveryRecord",
+    "DeliveryStatus",
+    "EdgeDelivery",
+    "EdgeGroupKind",
+    "ErrorInfo",
+    "EventSource",
+    "Executor",
+    "ExecutorCompleted",
+    "ExecutorEvent",
+    "ExecutorFailed",
+    "ExecutorFailedError",
+    "ExecutorInvoked",
+    "ExecutorTimeoutError",
+    "FunctionExecutor",
+    "InMemoryCheckpointStore",
+    "IntermediateOutput",
+    "PendingRequest",
+    "RequestCancelled",
+    "RequestInfo",
+    "RequestInfoArguments",
+    "RetryPolicy",
+    "RunCompleted",
+    "RunFailed",
+    "RunPaused",
+    "RunSnapshot",
+    "RunStarted",
+    "RunStatus",
+    "SharedState",
+    "SharedStateConflictError",
+    "SqliteCheckpointStore",
+    "SubWorkflowExecutor",
+    "SubWorkflowRequest",
+    "SubWorkflowResponse",
+    "SuperstepAborted",
+    "SuperstepCompleted",
+    "SuperstepStarted",
+    "UnknownRequestError",
+    "Workflow",
+    "WorkflowAgent",
+    "WorkflowBuildError",
+    "WorkflowBuilder",
+    "WorkflowCheckpoint",
+    "WorkflowContext",
+    "WorkflowConvergenceError",
+    "WorkflowError",
+    "WorkflowEvent",
+    "WorkflowOutput",
+    "WorkflowResponse",
+    "WorkflowRunResult",
+    "WorkflowStalledError",
+    "WorkflowTypeError",
+    "WorkflowWarning",
+    "executor",
+    "handler",
+    "response_handler",
+]

@@ -1,0 +1,59 @@
+"""Turning what the builder is given into executors: agents, sub-workflows, fan-in regions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from agentcore.protocols import SupportsAgentRun
+from agentcore.workflows._agent_executor import AgentExecutor
+from agentcore.workflows._edges import Group
+from agentcore.workflows._graph import FanIn
+from agentcore.workflows._subworkflow import SubWorkflowExecutor
+from agentcore.workflows._workflow import Workflow
+
+__all__ = ["fan_in_regions", "is_agent", "sub_workflow"]
+
+
+def sub_workflow(obj: object, ident: str | None) -> SubWorkflowExecutor | None:
+    """``obj`` as a sub-workflow node, if it is a workflow."""
+    if not isinstance(obj, Workflow):
+        return None
+    child: Workflow[Any, Any] = cast("Any", obj)
+    if ident is None:
+        raise TypeError(
+            f"a sub-workflow node needs an id: builder.add(<{child.name} workflow>, id=...)"
+        )
+    return SubWorkflowExecutor(child, id=ident)
+
+
+def is_agent(obj: object) -> bool:
+    """An agent that is not already an executor (those are read as they are)."""
+    return (
+        isinstance(obj, SupportsAgentRun)
+        and not hasattr(obj, "handle")
+        and not isinstance(obj, AgentExecutor)
+    )
+
+
+def fan_in_regions(groups: Sequence[Group]) -> tuple[FanIn, ...]:
+    """Each fan-in group with its region: the executors from which a source can be
+    reached without passing through the target (one reverse search per group)."""
+    before: dict[str, list[str]] = {}
+    for g in groups:
+        for t in g.targets:
+            before.setdefault(t, []).extend(g.sources)
+    out: list[FanIn] = []
+    for g in groups:
+        if g.kind != "fan_in":
+            continue
+        target = g.targets[0]
+        region = set(g.sources)
+        todo = list(g.sources)
+        while todo:
+            for s in before.get(todo.pop(), ()):
+                if s != target and s not in region:
+                    region.add(s)
+                    todo.append(s)
+        out.append(FanIn(g, target, frozenset(region), {s: i for i, s in enumerate(g.sources)}))
+    return tuple(out)

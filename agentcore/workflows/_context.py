@@ -1,0 +1,308 @@
+"""What a handler may do: :class:`WorkflowContext`, one per invocation.
+
+Everything a handler does through its context is *staged* on the context and
+becomes visible to other invocations only at the barrier, where the runner
+commits the contexts in ordinal order. The context checks each call where the
+mistake is made: a send of an undeclared type, a send to a target no edge
+reaches, a yield of an undeclared type, a request with no response handler, a
+state of the wrong type, an undeclared shared key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from collections.abc import Mapping as _Mapping
+from typing import Any, Generic, Protocol, cast
+
+from typing_extensions import Never, TypeVar
+
+from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._requests import PendingRequest
+from agentcore.workflows._subtypes import SubWorkflowResponse
+from agentcore.workflows._typeexpr import describe
+from agentcore.workflows.errors import WorkflowTypeError
+
+__all__ = ["SharedState", "WorkflowContext"]
+
+SendT = TypeVar("SendT", default=Never)
+YieldT = TypeVar("YieldT", default=Never)
+ReqT = TypeVar("ReqT")
+RespT = TypeVar("RespT")
+StateT = TypeVar("StateT")
+
+_MISSING: Any = object()
+
+
+class HandlerSpec(Protocol):
+    """What a context needs of the handler it serves (``_spec.HandlerSpec``)."""
+
+    def sent_type(self, message: object) -> Any | None: ...
+    def may_yield(self, value: object) -> bool: ...
+    def describe_sends(self) -> str: ...
+    def describe_yields(self) -> str: ...
+
+
+class _Responses(Protocol):
+    def response_handler(self, data: object, response_type: Any) -> object | None: ...
+
+
+class Node(Protocol):
+    """What a context needs of the node it runs on (``_graph.Node``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def spec(self) -> _Responses: ...
+    @property
+    def reachable(self) -> frozenset[str]: ...
+    @property
+    def state_type(self) -> type[Any] | None: ...
+    @property
+    def max_concurrency(self) -> int: ...
+    @property
+    def shared_keys(self) -> _Mapping[str, Any]: ...
+
+
+def _address(message: object) -> str | None:
+    """A sub-workflow answer goes back to its node; other messages have no address."""
+    if isinstance(message, SubWorkflowResponse):
+        answer: SubWorkflowResponse[Any] = cast("Any", message)
+        return answer.executor_id
+    return None
+
+
+class SharedState:
+    """The run's shared key/value state: reads see the snapshot committed at the
+    previous barrier (plus this invocation's own writes); writes are staged."""
+
+    __slots__ = ("_declared", "_executor_id", "_snapshot", "_writes")
+
+    def __init__(
+        self, snapshot: Mapping[str, Any], declared: Mapping[str, Any], executor_id: str
+    ) -> None:
+        self._snapshot = snapshot
+        self._declared = declared
+        self._executor_id = executor_id
+        self._writes: dict[str, Any] = {}
+
+    def _check(self, key: str) -> None:
+        if key not in self._declared:
+            known = ", ".join(sorted(self._declared)) or "none"
+            raise KeyError(
+                f"{self._executor_id!r} used the shared key {key!r}, which the workflow does "
+                f"not declare; add builder.add_shared({key!r}, ...) (declared keys: {known})"
+            )
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value committed at the previous barrier (or this invocation's own write)."""
+        self._check(key)
+        value = self._writes.get(key, _MISSING)
+        if value is _MISSING:
+            value = self._snapshot.get(key, _MISSING)
+        if value is _MISSING or value is _DELETED:
+            return default
+        return value
+
+    def set(self, key: str, value: Any) -> None:
+        """Stage a write. ``value`` must be JSON-serializable (``TypeError`` naming the key)."""
+        self._check(key)
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"shared key {key!r} must hold a JSON value (dicts, lists, strings, numbers, "
+                f"booleans, None): {exc}"
+            ) from None
+        self._writes[key] = value
+
+    def delete(self, key: str) -> None:
+        """Stage removing ``key``."""
+        self._check(key)
+        self._writes[key] = _DELETED
+
+
+_DELETED: Any = type("_Deleted", (), {"__repr__": lambda self: "<deleted>"})()
+
+
+class WorkflowContext(Generic[SendT, YieldT]):
+    """What a handler may do. ``SendT`` is what it sends, ``YieldT`` what it yields
+    as workflow output; both default to ``Never`` (sends / yields nothing).
+
+    Nothing a handler stages is visible to other invocations before the barrier.
+    """
+
+    __slots__ = (
+        "_events",
+        "_handler",
+        "_node",
+        "_outputs",
+        "_requests",
+        "_sends",
+        "_shared",
+        "_shared_data",
+        "_state",
+        "_state_set",
+        "executor_id",
+        "ordinal",
+        "request_context",
+        "request_id",
+        "run_id",
+        "sources",
+        "streaming",
+        "superstep",
+    )
+
+    def __init__(
+        self,
+        node: Node,
+        handler: HandlerSpec,
+        *,
+        run_id: str,
+        superstep: int,
+        ordinal: int,
+        sources: tuple[str, ...],
+        state: Any,
+        shared: Mapping[str, Any],
+        streaming: bool = False,
+        request_id: str | None = None,
+        request_context: Any = None,
+    ) -> None:
+        self._node = node
+        self._handler = handler
+        self.executor_id: str = node.id
+        self.run_id: str = run_id
+        self.superstep: int = superstep
+        self.ordinal: int = ordinal
+        self.sources: tuple[str, ...] = sources
+        """Ids of the executors whose messages this invocation handles (several for a fan-in)."""
+        self.streaming: bool = streaming
+        self.request_id: str | None = request_id
+        """The answered request's id, in a response handler; else ``None``."""
+        self.request_context: Any = request_context
+        """The ``context`` given to ``request``, in a response handler; else ``None``."""
+        self._state = state
+        self._state_set = False
+        self._shared_data = shared
+        self._shared: SharedState | None = None
+        self._sends: list[tuple[Any, Any, str | None]] = []
+        self._outputs: list[Any] = []
+        self._requests: list[tuple[PendingRequest[Any, Any], Any]] = []
+        self._events: list[ExecutorEvent] = []
+
+    # -- messages and outputs ------------------------------------------------------------
+
+    async def send(self, message: SendT, *, target: str | None = None) -> None:
+        """Stage ``message`` for the next superstep, along this executor's edges.
+
+        Raises :class:`WorkflowTypeError` when the message's type is not one this
+        handler declared, or when no edge of this executor reaches ``target``.
+        """
+        self._stage_send(message, target)
+
+    def _stage_send(self, message: object, target: str | None) -> None:
+        if target is None:
+            target = _address(message)
+        declared = self._handler.sent_type(message)
+        if declared is None:
+            raise WorkflowTypeError(
+                f"{self.executor_id!r} sent a {type(message).__qualname__}, but its handler "
+                f"declares it sends {self._handler.describe_sends()}; declare the type in "
+                f"WorkflowContext[...] (or the return annotation), or send one of those"
+            )
+        if target is not None and target not in self._node.reachable:
+            reach = ", ".join(sorted(self._node.reachable)) or "nothing"
+            raise WorkflowTypeError(
+                f"{self.executor_id!r} sent to target {target!r}, which none of its edges "
+                f"reaches (its edges reach: {reach}); add an edge to {target!r}"
+            )
+        self._sends.append((message, declared, target))
+
+    async def yield_output(self, value: YieldT) -> None:
+        """Stage a workflow output (final or intermediate, per ``outputs_from``)."""
+        if not self._handler.may_yield(value):
+            raise WorkflowTypeError(
+                f"{self.executor_id!r} yielded a {type(value).__qualname__}, but its handler "
+                f"declares it yields {self._handler.describe_yields()}; declare it as the "
+                f"second parameter of WorkflowContext[...]"
+            )
+        self._outputs.append(value)
+
+    async def emit(self, data: Any, *, name: str = "custom") -> None:
+        """Stage an :class:`ExecutorEvent` (source ``"executor"``)."""
+        self._events.append(ExecutorEvent(self.executor_id, name, data))
+
+    # -- requests ------------------------------------------------------------------------
+
+    async def request(
+        self, data: ReqT, response_type: type[RespT], *, context: Any = None
+    ) -> PendingRequest[ReqT, RespT]:
+        """Ask the outside for a ``response_type``. The handler continues and returns;
+        the answer goes to this executor's response handler for the pair.
+
+        Raises :class:`WorkflowTypeError` at once unless this executor has a response
+        handler for ``(type(data), response_type)``. ``context`` (a JSON value) is kept
+        with the request and handed back to the response handler as ``request_context``.
+        """
+        if self._node.spec.response_handler(data, response_type) is None:
+            raise WorkflowTypeError(
+                f"{self.executor_id!r} requested a {describe(response_type)} for a "
+                f"{type(data).__qualname__}, but it has no response handler for that pair; "
+                f"add a @response_handler taking ({type(data).__qualname__}, "
+                f"{describe(response_type)})"
+            )
+        if context is not None:
+            try:
+                json.dumps(context, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"a request's context must be a JSON value: {exc}") from None
+        request_id = f"req_{self.superstep}_{self.ordinal}_{len(self._requests)}"
+        request: PendingRequest[ReqT, RespT] = PendingRequest(
+            request_id, self.executor_id, data, response_type, self.superstep
+        )
+        self._requests.append((request, context))
+        return request
+
+    # -- state ---------------------------------------------------------------------------
+
+    def get_state(self, cls: type[StateT]) -> StateT | None:
+        """This executor's state in this run: what this invocation staged, else the
+        committed value, else ``None``."""
+        state = self._state
+        if state is None:
+            return None
+        if not isinstance(state, cls):
+            raise WorkflowTypeError(
+                f"{self.executor_id!r} holds a {type(state).__qualname__} state, not a "
+                f"{cls.__qualname__}"
+            )
+        return state
+
+    def set_state(self, value: object) -> None:
+        """Stage this executor's new state, an instance of its declared ``state_type``."""
+        node = self._node
+        if node.state_type is None:
+            raise WorkflowTypeError(
+                f"{self.executor_id!r} has no declared state type; pass state_type= to "
+                f"builder.add(...) or give the class a state_type attribute"
+            )
+        if not isinstance(value, node.state_type):
+            raise WorkflowTypeError(
+                f"{self.executor_id!r} state must be a {node.state_type.__qualname__}, got "
+                f"{type(value).__qualname__}"
+            )
+        if node.max_concurrency > 1 and self.request_id is None:
+            raise WorkflowTypeError(
+                f"{self.executor_id!r} runs up to {node.max_concurrency} invocations at once, "
+                f"so its message handlers may read state but not write it; keep what an "
+                f"answer needs in ctx.request(..., context=...)"
+            )
+        self._state = value
+        self._state_set = True
+
+    @property
+    def shared(self) -> SharedState:
+        """The run's shared state (declared keys only)."""
+        if self._shared is None:
+            self._shared = SharedState(self._shared_data, self._node.shared_keys, self.executor_id)
+        return self._shared

@@ -1,0 +1,276 @@
+"""The events a run reports: a tagged union of frozen values.
+
+Every event has a ``type`` tag (set by its class) and a ``source``: ``"framework"``
+for the engine's own events, ``"executor"`` for what handlers emit. Handlers can
+only create :class:`ExecutorEvent` (through ``ctx.emit``): a framework event cannot
+be forged. ``match event:`` and ``if event.type == "output":`` both narrow.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal, TypeAlias
+
+import attrs
+
+from agentcore.workflows._requests import PendingRequest
+
+__all__ = [
+    "DeliveryRecord",
+    "DeliveryStatus",
+    "EdgeDelivery",
+    "EdgeGroupKind",
+    "ErrorInfo",
+    "EventSource",
+    "ExecutorCompleted",
+    "ExecutorEvent",
+    "ExecutorFailed",
+    "ExecutorInvoked",
+    "IntermediateOutput",
+    "RequestCancelled",
+    "RequestInfo",
+    "RunCompleted",
+    "RunFailed",
+    "RunPaused",
+    "RunStarted",
+    "SuperstepAborted",
+    "SuperstepCompleted",
+    "SuperstepStarted",
+    "WorkflowEvent",
+    "WorkflowOutput",
+    "WorkflowWarning",
+]
+
+EventSource: TypeAlias = Literal["framework", "executor"]
+"""Where an event comes from (seed 002's ``WorkflowEventSource``)."""
+
+DeliveryStatus: TypeAlias = Literal[
+    "delivered",
+    "buffered",
+    "dropped_type_mismatch",
+    "dropped_condition_false",
+    "dropped_target_mismatch",
+    "exception",
+]
+"""What one edge group did with one message (seed 002's ``EdgeGroupDeliveryStatus``)."""
+
+EdgeGroupKind: TypeAlias = Literal["direct", "conditional", "fan_out", "select", "switch", "fan_in"]
+
+
+@attrs.frozen
+class ErrorInfo:
+    """An error, described without the exception object."""
+
+    error_type: str
+    message: str
+    executor_id: str | None = None
+
+    @classmethod
+    def of(cls, error: BaseException, executor_id: str | None = None) -> ErrorInfo:
+        kind = type(error)
+        return cls(f"{kind.__module__}.{kind.__qualname__}", str(error), executor_id)
+
+
+@attrs.frozen
+class RunStarted:
+    """The first event of every ``run()`` call."""
+
+    run_id: str
+    workflow: str
+    resumed_from: str | None = None
+    type: ClassVar[Literal["run_started"]] = "run_started"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class SuperstepStarted:
+    superstep: int
+    invocations: int
+    type: ClassVar[Literal["superstep_started"]] = "superstep_started"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class ExecutorInvoked:
+    """A handler is about to run on one message (or one fan-in tuple)."""
+
+    executor_id: str
+    superstep: int
+    ordinal: int
+    sources: tuple[str, ...]
+    type: ClassVar[Literal["executor_invoked"]] = "executor_invoked"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class ExecutorCompleted:
+    """A handler returned; counts of what it staged."""
+
+    executor_id: str
+    superstep: int
+    ordinal: int
+    sent: int
+    yielded: int
+    requested: int
+    type: ClassVar[Literal["executor_completed"]] = "executor_completed"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class ExecutorFailed:
+    executor_id: str
+    superstep: int
+    ordinal: int
+    error: ErrorInfo
+    type: ClassVar[Literal["executor_failed"]] = "executor_failed"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class ExecutorEvent:
+    """What a handler emitted with ``ctx.emit(data, name=...)``."""
+
+    executor_id: str
+    name: str
+    data: Any
+    type: ClassVar[Literal["executor_event"]] = "executor_event"
+    source: ClassVar[EventSource] = "executor"
+
+
+@attrs.frozen
+class WorkflowOutput:
+    """A final output was committed."""
+
+    executor_id: str
+    data: Any
+    superstep: int
+    type: ClassVar[Literal["output"]] = "output"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class IntermediateOutput:
+    """A yield of an executor that is not among the workflow's output executors."""
+
+    executor_id: str
+    data: Any
+    superstep: int
+    type: ClassVar[Literal["intermediate"]] = "intermediate"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class RequestInfo:
+    """A request was committed; the run will pause on it."""
+
+    request: PendingRequest[Any, Any]
+    type: ClassVar[Literal["request_info"]] = "request_info"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class RequestCancelled:
+    request_id: str
+    executor_id: str
+    reason: str
+    type: ClassVar[Literal["request_cancelled"]] = "request_cancelled"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class EdgeDelivery:
+    """One routing decision (only with ``verbose_events=True``)."""
+
+    superstep: int
+    group_id: str
+    kind: EdgeGroupKind
+    source_id: str
+    target_id: str
+    message_type: str
+    status: DeliveryStatus
+    type: ClassVar[Literal["edge_delivery"]] = "edge_delivery"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class DeliveryRecord:
+    """What ``on_delivery`` observers receive: an :class:`EdgeDelivery` plus the message."""
+
+    delivery: EdgeDelivery
+    message: Any
+
+
+@attrs.frozen
+class SuperstepCompleted:
+    superstep: int
+    delivered: int
+    dropped: int
+    type: ClassVar[Literal["superstep_completed"]] = "superstep_completed"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class SuperstepAborted:
+    """Nothing of this superstep was committed (outputs streamed from it do not count)."""
+
+    superstep: int
+    reason: Literal["failed", "cancelled", "limit"]
+    type: ClassVar[Literal["superstep_aborted"]] = "superstep_aborted"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class RunPaused:
+    run_id: str
+    request_ids: tuple[str, ...]
+    checkpoint_id: str | None
+    type: ClassVar[Literal["run_paused"]] = "run_paused"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class RunCompleted:
+    run_id: str
+    supersteps: int
+    checkpoint_id: str | None = None
+    type: ClassVar[Literal["run_completed"]] = "run_completed"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class RunFailed:
+    run_id: str
+    error: ErrorInfo
+    checkpoint_id: str | None
+    type: ClassVar[Literal["run_failed"]] = "run_failed"
+    source: ClassVar[EventSource] = "framework"
+
+
+@attrs.frozen
+class WorkflowWarning:
+    """An engine warning: a message no edge took (a dead letter)."""
+
+    message: str
+    executor_id: str | None = None
+    type: ClassVar[Literal["warning"]] = "warning"
+    source: ClassVar[EventSource] = "framework"
+
+
+WorkflowEvent: TypeAlias = (
+    RunStarted
+    | SuperstepStarted
+    | ExecutorInvoked
+    | ExecutorCompleted
+    | ExecutorFailed
+    | ExecutorEvent
+    | WorkflowOutput
+    | IntermediateOutput
+    | RequestInfo
+    | RequestCancelled
+    | EdgeDelivery
+    | SuperstepCompleted
+    | SuperstepAborted
+    | RunPaused
+    | RunCompleted
+    | RunFailed
+    | WorkflowWarning
+)

@@ -1,0 +1,61 @@
+"""Questions a run asks the outside, and their typed answers."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from agentcore.serialization import structure, unstructure
+from agentcore.workflows._typeexpr import describe, matches, runtime_class
+
+__all__ = ["PendingRequest", "WorkflowResponse", "check_response_value"]
+
+ReqT = TypeVar("ReqT")
+RespT = TypeVar("RespT")
+
+
+def check_response_value(value: object, response_type: Any, request_id: str) -> None:
+    """Refuse ``value`` unless it is a ``response_type``, checked with the kernel's
+    strict converter (``"1"`` is not an ``int``, ``1`` not a ``bool``)."""
+    problem: str | None = None
+    cls = runtime_class(response_type)
+    if cls is not None and not isinstance(value, cls):
+        problem = f"got {type(value).__qualname__}"
+    elif not matches(value, response_type):
+        problem = f"got {value!r}"
+    else:
+        try:
+            structure(unstructure(value), response_type)
+        except (ValueError, TypeError) as exc:
+            problem = str(exc)
+    if problem is not None:
+        raise TypeError(
+            f"the response to request {request_id!r} must be a {describe(response_type)}: {problem}"
+        )
+
+
+@attrs.frozen
+class WorkflowResponse(Generic[RespT]):
+    """An answer to a pending request, made by :meth:`PendingRequest.create_response`."""
+
+    request_id: str
+    data: RespT
+    path: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class PendingRequest(Generic[ReqT, RespT]):
+    """A question a run is waiting on. Answer it with :meth:`create_response`."""
+
+    id: str
+    executor_id: str
+    data: ReqT
+    response_type: type[RespT] = attrs.field(eq=False)
+    superstep: int
+    path: tuple[str, ...] = ()
+
+    def create_response(self, value: RespT) -> WorkflowResponse[RespT]:
+        """The answer; ``TypeError`` if ``value`` is not a ``response_type``."""
+        check_response_value(value, self.response_type, self.id)
+        return WorkflowResponse(self.id, value, self.path)

@@ -1,0 +1,60 @@
+"""What one ``run()`` call produced."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+import attrs
+
+from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
+from agentcore.workflows._events import WorkflowEvent
+from agentcore.workflows._requests import PendingRequest
+
+__all__ = ["RunSnapshot", "WorkflowRunResult"]
+
+OutT = TypeVar("OutT")
+
+
+@attrs.frozen
+class WorkflowRunResult(Generic[OutT]):
+    """A completed or paused run (failures raise).
+
+    ``outputs`` are the final outputs in commit order; ``intermediate`` the yields of
+    other executors; ``requests`` what a paused run waits on; ``checkpoint`` the run's
+    state after this call, to answer requests or continue the run later.
+    """
+
+    run_id: str
+    status: Literal["completed", "paused"]
+    outputs: tuple[OutT, ...]
+    intermediate: tuple[Any, ...]
+    requests: tuple[PendingRequest[Any, Any], ...]
+    events: tuple[WorkflowEvent, ...] = attrs.field(repr=False)
+    supersteps: int
+    checkpoint: WorkflowCheckpoint | None = attrs.field(repr=False)
+
+    @property
+    def checkpoint_id(self) -> str | None:
+        return None if self.checkpoint is None else self.checkpoint.checkpoint_id
+
+    @property
+    def output(self) -> OutT:
+        """The one final output; ``ValueError`` if there are none or several."""
+        if len(self.outputs) != 1:
+            raise ValueError(
+                f"the run has {len(self.outputs)} final outputs, not one; read .outputs "
+                f"(status {self.status!r}, {len(self.intermediate)} intermediate outputs)"
+            )
+        return self.outputs[0]
+
+
+@attrs.frozen
+class RunSnapshot:
+    """A stored run as ``Workflow.inspect`` reports it."""
+
+    run_id: str
+    status: RunStatus
+    superstep: int
+    requests: tuple[PendingRequest[Any, Any], ...]
+    checkpoint_id: str | None
+    workflow_version: str | None

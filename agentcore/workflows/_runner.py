@@ -1,0 +1,566 @@
+"""The superstep loop of one ``run()`` call.
+
+A superstep sorts the inbox by (target position, message key), runs the
+invocations (inline when there is one; lanes under ``gather_in_order``
+otherwise; one invocation at a time per executor unless it allows more), then
+commits their staged effects at the barrier in ordinal order: outputs and
+requests, executor state, shared state, routing (with a delivery status per
+decision), fan-in groups. Nothing depends on which task finished first.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import anyio
+
+from agentcore._concurrency import gather_in_order
+from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
+from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
+from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._edges import RoutingError, decide
+from agentcore.workflows._events import (
+    DeliveryRecord,
+    EdgeDelivery,
+    ErrorInfo,
+    ExecutorCompleted,
+    ExecutorFailed,
+    ExecutorInvoked,
+    IntermediateOutput,
+    RequestInfo,
+    RunCompleted,
+    RunFailed,
+    RunPaused,
+    RunStarted,
+    SuperstepAborted,
+    SuperstepCompleted,
+    SuperstepStarted,
+    WorkflowEvent,
+    WorkflowOutput,
+    WorkflowWarning,
+)
+from agentcore.workflows._graph import Graph, Node
+from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
+from agentcore.workflows._typeexpr import describe
+from agentcore.workflows.errors import (
+    ExecutorFailedError,
+    ExecutorTimeoutError,
+    WorkflowConvergenceError,
+    WorkflowStalledError,
+    WorkflowTypeError,
+)
+from agentcore.workflows.protocols import CheckpointStore
+
+__all__ = ["Runner"]
+
+_log = logging.getLogger("agentcore.workflows.observers")
+
+
+class RunFailure(Exception):
+    """A run ended with an error: the events to report first, then ``error``."""
+
+    def __init__(
+        self,
+        events: list[WorkflowEvent],
+        error: BaseException,
+        checkpoint: WorkflowCheckpoint | None,
+    ) -> None:
+        super().__init__(str(error))
+        self.events = events
+        self.error = error
+        self.checkpoint = checkpoint
+
+
+def new_checkpoint_id(superstep: int) -> str:
+    return f"ck_{superstep:06d}_{os.urandom(3).hex()}"
+
+
+class Runner:
+    """Drives one ``run()`` call over a :class:`RunState`."""
+
+    __slots__ = (
+        "_delivery_hooks",
+        "_steps",
+        "events",
+        "graph",
+        "intermediate",
+        "keep_events",
+        "max_concurrency",
+        "max_supersteps",
+        "outputs",
+        "parent_id",
+        "result",
+        "state",
+        "store",
+        "streaming",
+        "verbose",
+    )
+
+    def __init__(
+        self,
+        graph: Graph,
+        state: RunState,
+        *,
+        max_supersteps: int,
+        max_concurrency: int | None,
+        verbose: bool,
+        keep_events: bool,
+        streaming: bool,
+        observers: Sequence[object],
+        parent_id: str | None,
+        store: CheckpointStore | None = None,
+    ) -> None:
+        self.graph = graph
+        self.store = store
+        self.state = state
+        self.max_supersteps = max_supersteps
+        self.max_concurrency = max_concurrency
+        self.verbose = verbose
+        self.keep_events = keep_events
+        self.streaming = streaming
+        self.parent_id = parent_id
+        self.events: list[WorkflowEvent] = []
+        self.outputs: list[Any] = []
+        self.intermediate: list[Any] = []
+        self.result: WorkflowRunResult[Any] | None = None
+        self._steps = 0
+        self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
+            hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
+        ]
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def start(self, resumed_from: str | None, prelude: Sequence[WorkflowEvent] = ()) -> None:
+        self.events.append(RunStarted(self.state.run_id, self.graph.name, resumed_from))
+        self.events.extend(prelude)
+
+    @property
+    def has_work(self) -> bool:
+        return bool(self.state.inbox)
+
+    async def step(self) -> None:
+        """Run one superstep and commit it; on failure raise :class:`RunFailure`."""
+        state = self.state
+        if self._steps >= self.max_supersteps:
+            pending: dict[str, int] = {}
+            for env in state.inbox:
+                pending[env.target] = pending.get(env.target, 0) + 1
+            checkpoint = self.checkpoint("failed")
+            error = WorkflowConvergenceError(
+                run_id=state.run_id,
+                superstep=state.superstep,
+                max_supersteps=self.max_supersteps,
+                pending=pending,
+                checkpoint=checkpoint,
+            )
+            raise RunFailure(
+                [RunFailed(state.run_id, ErrorInfo.of(error), checkpoint.checkpoint_id)],
+                error,
+                checkpoint,
+            )
+        self._steps += 1
+        superstep = state.superstep + 1
+        nodes = self.graph.nodes
+        inbox = state.inbox
+        if len(inbox) > 1:
+            inbox.sort(key=lambda e: (nodes[e.target].index, e.key))
+        try:
+            contexts = await self._run_invocations(inbox, superstep)
+        except Failed as failed:
+            raise self._failure(failed.node.id, failed.ordinal, superstep, failed.error) from None
+        keep = self.keep_events
+        events = self.events
+        if keep:
+            events.append(SuperstepStarted(superstep, len(contexts)))
+            for ctx in contexts:
+                events.append(ExecutorInvoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources))
+                events.extend(ctx._events)
+                events.append(
+                    ExecutorCompleted(
+                        ctx.executor_id,
+                        superstep,
+                        ctx.ordinal,
+                        len(ctx._sends),
+                        len(ctx._outputs),
+                        len(ctx._requests),
+                    )
+                )
+        else:
+            for ctx in contexts:
+                events.extend(ctx._events)
+        self._barrier(contexts, superstep)
+        if self.store is not None:
+            await self.save(self.checkpoint("running"))
+
+    async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
+        """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
+        if self.store is None or checkpoint is None:
+            return
+        record = CheckpointRecord.of(checkpoint)
+        with anyio.CancelScope(shield=True):
+            await self.store.save(record)
+
+    def _failure(
+        self, executor_id: str, ordinal: int, superstep: int, error: BaseException
+    ) -> RunFailure:
+        state = self.state
+        checkpoint = self.checkpoint("failed")
+        info = ErrorInfo.of(error, executor_id)
+        if isinstance(error, TimeoutError):
+            wrapped: ExecutorFailedError = ExecutorTimeoutError(
+                f"{executor_id!r} timed out in superstep {superstep}",
+                executor_id=executor_id,
+                run_id=state.run_id,
+                superstep=superstep,
+                checkpoint=checkpoint,
+            )
+        else:
+            wrapped = ExecutorFailedError(
+                f"{executor_id!r} failed in superstep {superstep}: {type(error).__name__}: {error}",
+                executor_id=executor_id,
+                run_id=state.run_id,
+                superstep=superstep,
+                checkpoint=checkpoint,
+            )
+        wrapped.__cause__ = error
+        return RunFailure(
+            [
+                ExecutorFailed(executor_id, superstep, ordinal, info),
+                SuperstepAborted(superstep, "failed"),
+                RunFailed(state.run_id, info, checkpoint.checkpoint_id),
+            ],
+            wrapped,
+            checkpoint,
+        )
+
+    async def finish(self) -> WorkflowRunResult[Any]:
+        """The result of a call that ran out of messages: paused or completed. The
+        checkpoint is saved before the pause or completion is reported."""
+        state = self.state
+        requests = tuple(e.request for e in state.pending.values())
+        status: RunStatus = "paused" if requests else "completed"
+        checkpoint = self.checkpoint(status)
+        await self.save(checkpoint)
+        if requests:
+            self.events.append(
+                RunPaused(state.run_id, tuple(r.id for r in requests), checkpoint.checkpoint_id)
+            )
+        else:
+            self.events.append(RunCompleted(state.run_id, self._steps, checkpoint.checkpoint_id))
+        self.result = WorkflowRunResult(
+            state.run_id,
+            "paused" if requests else "completed",
+            tuple(self.outputs),
+            tuple(self.intermediate),
+            requests,
+            tuple(self.events),
+            self._steps,
+            checkpoint,
+        )
+        return self.result
+
+    def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
+        state = self.state
+        frozen = state.freeze()
+        graph = self.graph
+        checkpoint = WorkflowCheckpoint(
+            state.run_id,
+            new_checkpoint_id(state.superstep),
+            self.parent_id,
+            state.superstep,
+            status,
+            graph.name,
+            tuple(e.request for e in frozen.pending.values()),
+            graph.version,
+            state=frozen,
+            registry=graph.registry,
+        )
+        self.parent_id = checkpoint.checkpoint_id
+        return checkpoint
+
+    # -- invocations ---------------------------------------------------------------------
+
+    async def _run_invocations(
+        self, inbox: list[Envelope], superstep: int
+    ) -> list[WorkflowContext[Any, Any]]:
+        nodes = self.graph.nodes
+        if len(inbox) == 1:
+            env = inbox[0]
+            node = nodes[env.target]
+            return [await self._invoke(node, env, 0, superstep, self.state.states.get(node.id))]
+        contexts: list[Any] = [None] * len(inbox)
+        lanes: list[tuple[Node, int, int]] = []
+        start = 0
+        for i in range(1, len(inbox) + 1):
+            if i == len(inbox) or inbox[i].target != inbox[start].target:
+                lanes.append((nodes[inbox[start].target], start, i))
+                start = i
+        jobs = [self._lane_job(node, inbox, lo, hi, superstep, contexts) for node, lo, hi in lanes]
+        await gather_in_order(jobs, limit=self.max_concurrency)
+        return contexts
+
+    def _lane_job(
+        self,
+        node: Node,
+        inbox: list[Envelope],
+        lo: int,
+        hi: int,
+        superstep: int,
+        contexts: list[Any],
+    ) -> Callable[[], Any]:
+        async def lane() -> None:
+            state = self.state.states.get(node.id)
+            if node.max_concurrency == 1 or hi - lo == 1:
+                for i in range(lo, hi):
+                    ctx = await self._invoke(node, inbox[i], i, superstep, state)
+                    contexts[i] = ctx
+                    state = ctx._state
+                return
+            i = lo
+            while i < hi and inbox[i].request is not None:
+                ctx = await self._invoke(node, inbox[i], i, superstep, state)
+                contexts[i] = ctx
+                state = ctx._state
+                i += 1
+            shared_state = state
+
+            def job(k: int) -> Callable[[], Any]:
+                async def one() -> None:
+                    contexts[k] = await self._invoke(node, inbox[k], k, superstep, shared_state)
+
+                return one
+
+            await gather_in_order([job(k) for k in range(i, hi)], limit=node.max_concurrency)
+
+        return lane
+
+    async def _invoke(
+        self, node: Node, env: Envelope, ordinal: int, superstep: int, state: Any
+    ) -> WorkflowContext[Any, Any]:
+        entry = env.request
+        if entry is not None:
+            request = entry.request
+            response_spec = node.spec.response_handler(request.data, request.response_type)
+            if response_spec is None:
+                raise Failed(
+                    node,
+                    ordinal,
+                    WorkflowTypeError(
+                        f"{node.id!r} has no response handler for "
+                        f"({type(request.data).__qualname__}, {describe(request.response_type)})"
+                    ),
+                )
+            handler = response_spec.handler
+        else:
+            found = node.spec.handler_for(env.message)
+            if found is None:
+                raise Failed(
+                    node,
+                    ordinal,
+                    WorkflowTypeError(
+                        f"{node.id!r} has no handler for a {type(env.message).__qualname__}"
+                    ),
+                )
+            handler = found
+        retry = node.retry
+        attempt = 1
+        while True:
+            ctx: WorkflowContext[Any, Any] = WorkflowContext(
+                node,
+                handler,
+                run_id=self.state.run_id,
+                superstep=superstep,
+                ordinal=ordinal,
+                sources=env.sources,
+                state=state,
+                shared=self.state.shared,
+                streaming=self.streaming,
+                request_id=None if entry is None else entry.request.id,
+                request_context=None if entry is None else entry.context,
+            )
+            try:
+                if node.timeout is None:
+                    result = await self._call(handler, env, ctx)
+                else:
+                    with anyio.fail_after(node.timeout):
+                        result = await self._call(handler, env, ctx)
+                if result is not None and handler.returns_send:
+                    ctx._stage_send(result, None)
+                return ctx
+            except Exception as exc:
+                if retry is None or attempt >= retry.max_attempts or not retry.retry_on(exc):
+                    raise Failed(node, ordinal, exc) from exc
+                await anyio.sleep(retry.delay(attempt, exc))
+                attempt += 1
+
+    @staticmethod
+    async def _call(handler: Any, env: Envelope, ctx: WorkflowContext[Any, Any]) -> Any:
+        entry = env.request
+        if entry is None:
+            return await handler.call(env.message, ctx)
+        return await handler.call(entry.request.data, env.message, ctx)
+
+    # -- the barrier ---------------------------------------------------------------------
+
+    def _barrier(self, contexts: list[WorkflowContext[Any, Any]], superstep: int) -> None:
+        state = self.state
+        graph = self.graph
+        nodes = graph.nodes
+        events = self.events
+        keep = self.keep_events
+        recording = self.verbose or bool(self._delivery_hooks)
+        deliveries: list[tuple[EdgeDelivery, Any]] = []
+        next_inbox: list[Envelope] = []
+        appended: dict[str, list[Buffered]] = {}
+        delivered = dropped = 0
+        try:
+            shared = (
+                merge_shared(contexts, graph, state.shared)
+                if any(ctx._shared is not None for ctx in contexts)
+                else None
+            )
+            for ctx in contexts:
+                node = nodes[ctx.executor_id]
+                for send_index, (message, declared, target) in enumerate(ctx._sends):
+                    key = (superstep, ctx.ordinal, send_index)
+                    taken = False
+                    for group, accepts in node.routes.get(declared, ()):
+                        if group.kind == "direct" and target is None and not recording:
+                            # the common case, decided without building a decision list
+                            if accepts[0]:
+                                next_inbox.append(
+                                    Envelope(group.targets[0], key, message, (node.id,), declared)
+                                )
+                                taken = True
+                                delivered += 1
+                            else:
+                                dropped += 1
+                            continue
+                        try:
+                            decisions = decide(group, message, accepts, target)
+                        except RoutingError as exc:
+                            if recording:
+                                record = EdgeDelivery(
+                                    superstep,
+                                    group.id,
+                                    group.kind,
+                                    node.id,
+                                    ",".join(group.targets),
+                                    describe(declared),
+                                    "exception",
+                                )
+                                deliveries.append((record, message))
+                                self._notify(deliveries)
+                            raise Failed(node, ctx.ordinal, exc.error) from exc
+                        for t, status in decisions:
+                            if status == "delivered":
+                                next_inbox.append(Envelope(t, key, message, (node.id,), declared))
+                                taken = True
+                                delivered += 1
+                            elif status == "buffered":
+                                appended.setdefault(group.id, []).append(
+                                    Buffered(node.id, key, message, declared)
+                                )
+                                taken = True
+                            else:
+                                dropped += 1
+                            if recording:
+                                record = EdgeDelivery(
+                                    superstep,
+                                    group.id,
+                                    group.kind,
+                                    node.id,
+                                    t,
+                                    describe(declared),
+                                    status,
+                                )
+                                deliveries.append((record, message))
+                    if not taken:
+                        self._dead_letter(node, ctx.ordinal, declared, events)
+            pending = state.pending
+            new_requests: list[PendingEntry] = []
+            for ctx in contexts:
+                for n, (request, context) in enumerate(ctx._requests):
+                    new_requests.append(PendingEntry(request, (superstep, ctx.ordinal, n), context))
+            buffers = {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
+            if graph.fan_ins:
+                fire_fan_ins(
+                    graph,
+                    state,
+                    lambda: self.checkpoint("failed"),
+                    next_inbox,
+                    buffers,
+                    new_requests,
+                    superstep,
+                    len(contexts),
+                )
+        except Failed as failed:
+            error = failed.error
+            raise self._failure(failed.node.id, failed.ordinal, superstep, error) from None
+        except WorkflowStalledError as error:
+            raise RunFailure(
+                [
+                    SuperstepAborted(superstep, "failed"),
+                    RunFailed(state.run_id, ErrorInfo.of(error), error.checkpoint_id),
+                ],
+                error,
+                error.checkpoint,
+            ) from None
+        # Nothing below can fail: the superstep is committed.
+        for ctx in contexts:
+            if ctx._outputs:
+                if nodes[ctx.executor_id].is_output:
+                    self.outputs.extend(ctx._outputs)
+                    if keep or self.streaming:
+                        events.extend(
+                            WorkflowOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
+                        )
+                else:
+                    self.intermediate.extend(ctx._outputs)
+                    if keep or self.streaming:
+                        events.extend(
+                            IntermediateOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
+                        )
+            if ctx._state_set:
+                state.states[ctx.executor_id] = ctx._state
+        for entry in new_requests:
+            pending[entry.request.id] = entry
+            events.append(RequestInfo(entry.request))
+        if shared is not None:
+            state.shared = shared
+        if buffers:
+            state.buffers.update(buffers)
+        state.inbox = next_inbox
+        state.superstep = superstep
+        if deliveries:
+            self._notify(deliveries)
+            if self.verbose and (keep or self.streaming):
+                events.extend(record for record, _ in deliveries)
+        if keep:
+            events.append(SuperstepCompleted(superstep, delivered, dropped))
+
+    def _notify(self, deliveries: Sequence[tuple[EdgeDelivery, Any]]) -> None:
+        for hook in self._delivery_hooks:
+            for record, message in deliveries:
+                try:
+                    hook(DeliveryRecord(record, message))
+                except Exception:  # an observer never breaks a run: logged and swallowed
+                    _log.exception("workflow observer on_delivery failed")
+
+    def _dead_letter(
+        self, node: Node, ordinal: int, declared: Any, events: list[WorkflowEvent]
+    ) -> None:
+        mode = self.graph.dead_letters
+        if mode == "ignore":
+            return
+        text = (
+            f"a {describe(declared)} sent by {node.id!r} was taken by none of its edge groups "
+            f"(every condition was false)"
+        )
+        if mode == "error":
+            raise Failed(node, ordinal, WorkflowTypeError(text))
+        events.append(WorkflowWarning(text, node.id))

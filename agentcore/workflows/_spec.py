@@ -1,0 +1,487 @@
+"""Reading an executor once, when it is added: what it accepts, sends, yields and asks.
+
+Three conveniences make an executor, none needing a base class:
+
+- ``@executor`` on a function (``FunctionExecutor``): ``async def f(message: In,
+  ctx: WorkflowContext[S, Y])`` or ``async def f(message: In) -> Out`` (the return
+  value is sent);
+- ``@handler`` / ``@response_handler`` on methods of a plain class with an ``id``;
+- any object with an ``id`` and ``async def handle(self, message, ctx)``.
+
+Types come from the annotations (resolved with ``typing.get_type_hints``, so
+``from __future__ import annotations`` works) or, in *explicit mode*, only from
+the decorator's keywords. The result is an immutable :class:`ExecutorSpec`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, cast, get_args, get_origin
+
+import anyio.to_thread
+import attrs
+
+from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._decorators import (
+    HANDLER_MARK,
+    MISSING,
+    RESPONSE_MARK,
+    Explicit,
+    FunctionExecutor,
+    executor,
+    handler,
+    response_handler,
+)
+from agentcore.workflows._typeexpr import (
+    compatible,
+    describe,
+    has_typevar,
+    matches,
+    members,
+    runtime_class,
+    union_of,
+)
+from agentcore.workflows.errors import WorkflowBuildError
+
+__all__ = [
+    "ExecutorSpec",
+    "FunctionExecutor",
+    "HandlerSpec",
+    "ResponseSpec",
+    "executor",
+    "handler",
+    "read_executor",
+    "response_handler",
+]
+
+_NONE = type(None)
+
+
+# -- specs -------------------------------------------------------------------------------
+
+Call = Callable[[Any, Any], Awaitable[Any]]
+
+
+@attrs.frozen
+class HandlerSpec:
+    """One message handler: what it accepts, sends and yields, and how to call it."""
+
+    name: str
+    call: Call = attrs.field(repr=False)
+    inputs: tuple[Any, ...]
+    sends: tuple[Any, ...]
+    yields: tuple[Any, ...]
+    returns_send: bool
+    _send_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
+    _yield_cache: dict[type[Any], bool] = attrs.field(factory=dict, repr=False, eq=False)
+
+    def sent_type(self, message: object) -> Any | None:
+        """The declared send type ``message`` matches (``None``: not declared)."""
+        cls = type(message)
+        cached = self._send_cache.get(cls, MISSING)
+        if cached is not MISSING:
+            return cached
+        found = None
+        for tp in self.sends:
+            if tp is cls:
+                found = tp
+                break
+        if found is None:
+            found = next((tp for tp in self.sends if matches(message, tp)), None)
+        if found is not None and not _value_dependent(found):
+            self._send_cache[cls] = found  # a pure cache: the answer depends only on cls
+        return found
+
+    def may_yield(self, value: object) -> bool:
+        cls = type(value)
+        known = self._yield_cache.get(cls)
+        if known is not None:
+            return known
+        ok = any(matches(value, tp) for tp in self.yields)
+        if not any(_value_dependent(tp) for tp in self.yields):
+            self._yield_cache[cls] = ok  # a pure cache: the answer depends only on cls
+        return ok
+
+    def declared_input(self, message: object) -> Any:
+        """The input type ``message`` is accepted as (its class when none matches)."""
+        return next((tp for tp in self.inputs if matches(message, tp)), type(message))
+
+    def describe_sends(self) -> str:
+        return " | ".join(describe(t) for t in self.sends) or "nothing"
+
+    def describe_yields(self) -> str:
+        return " | ".join(describe(t) for t in self.yields) or "nothing"
+
+
+@attrs.frozen
+class ResponseSpec:
+    """One response handler, for answers of type ``response`` to requests of type ``request``."""
+
+    name: str
+    call: Callable[[Any, Any, Any], Awaitable[Any]] = attrs.field(repr=False)
+    request: Any
+    response: Any
+    handler: HandlerSpec  # what the response handler may send and yield
+
+
+def _value_dependent(tp: Any) -> bool:
+    return runtime_class(tp) is None
+
+
+@attrs.frozen
+class ExecutorSpec:
+    """What the builder knows about one executor, read once."""
+
+    id: str
+    obj: object = attrs.field(repr=False)
+    handlers: tuple[HandlerSpec, ...]
+    responses: tuple[ResponseSpec, ...]
+    state_type: type[Any] | None
+    inputs: tuple[Any, ...] = attrs.field(init=False, repr=False)
+    sends: tuple[Any, ...] = attrs.field(init=False, repr=False)
+    yields: tuple[Any, ...] = attrs.field(init=False, repr=False)
+    _dispatch: dict[type[Any], HandlerSpec] = attrs.field(factory=dict, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        every = (*self.handlers, *(r.handler for r in self.responses))
+        sends: list[Any] = []
+        yields: list[Any] = []
+        for h in every:
+            sends.extend(t for t in h.sends if t not in sends)
+            yields.extend(t for t in h.yields if t not in yields)
+        # computed once from the frozen fields above
+        object.__setattr__(self, "inputs", tuple(t for h in self.handlers for t in h.inputs))
+        object.__setattr__(self, "sends", tuple(sends))
+        object.__setattr__(self, "yields", tuple(yields))
+
+    def accepts(self, tp: Any) -> bool:
+        """Whether some handler accepts values declared as ``tp``."""
+        return any(compatible(tp, accepted) for accepted in self.inputs)
+
+    def handler_for(self, message: object) -> HandlerSpec | None:
+        """The most specific handler for ``message``: the first class of its MRO that a
+        handler declares; cached per class."""
+        cls = type(message)
+        found = self._dispatch.get(cls)
+        if found is not None:
+            return found
+        for base in cls.__mro__:
+            for h in self.handlers:
+                if any(runtime_class(t) is base for t in h.inputs):
+                    found = h
+                    break
+            if found is not None:
+                break
+        if found is None:
+            found = next(
+                (h for h in self.handlers if any(matches(message, t) for t in h.inputs)), None
+            )
+        if found is not None and not any(_value_dependent(t) for t in found.inputs):
+            self._dispatch[cls] = found  # a pure cache: the answer depends only on cls
+        return found
+
+    def response_handler(self, data: object, response_type: Any) -> ResponseSpec | None:
+        """The response handler for answers of ``response_type`` to ``data``: the most
+        specific request class first."""
+        for base in type(data).__mro__:
+            for r in self.responses:
+                if runtime_class(r.request) is base and compatible(response_type, r.response):
+                    return r
+        for r in self.responses:
+            if matches(data, r.request) and compatible(response_type, r.response):
+                return r
+        return None
+
+
+# -- reading -----------------------------------------------------------------------------
+
+
+def _hints(fn: Callable[..., Any], owner: str) -> dict[str, Any]:
+    target = getattr(fn, "__func__", fn)
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except Exception as exc:
+        raise WorkflowBuildError(
+            [f"{owner}: cannot resolve the annotations of {target.__qualname__}: {exc}"]
+        ) from exc
+
+
+def _resolve(value: Any, fn: Callable[..., Any]) -> Any:
+    """An explicit type: strings resolve against the function's globals; a tuple or
+    list of types is their union."""
+    if isinstance(value, str):
+        target = getattr(fn, "__func__", fn)
+        return typing._eval_type(  # type: ignore[attr-defined]  # the resolver get_type_hints uses, for one string
+            typing.ForwardRef(value), getattr(target, "__globals__", {}), None
+        )
+    if isinstance(value, (tuple, list)):
+        return union_of([_resolve(v, fn) for v in cast("Sequence[Any]", value)])
+    return value
+
+
+def _explicit_members(value: Any, fn: Callable[..., Any]) -> tuple[Any, ...]:
+    if value is MISSING or value is None or (isinstance(value, (tuple, list)) and not value):
+        return ()
+    return tuple(m for m in members(_resolve(value, fn)) if m is not _NONE)
+
+
+def _context_types(annotation: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    if annotation is WorkflowContext:
+        return (), ()
+    if get_origin(annotation) is WorkflowContext:
+        args = get_args(annotation)
+        sends = members(args[0]) if args else ()
+        yields = members(args[1]) if len(args) > 1 else ()
+        return tuple(t for t in sends if t is not _NONE), tuple(t for t in yields if t is not _NONE)
+    return (), ()
+
+
+def _read_callable(
+    fn: Callable[..., Any],
+    owner: str,
+    explicit: Explicit | None,
+    *,
+    arity: int,
+) -> tuple[tuple[Any, ...], ...]:
+    """Types of a handler taking ``arity`` data parameters then an optional ctx:
+    the data parameters' types, then sends, then yields."""
+    params = [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    name = getattr(fn, "__qualname__", repr(fn))
+    if len(params) < arity:
+        raise WorkflowBuildError([f"{owner}: {name} must take {arity} argument(s) before ctx"])
+    if explicit is not None:
+        return ((), _explicit_members(explicit.output, fn), _explicit_members(explicit.yields, fn))
+    hints = _hints(fn, owner)
+    data: list[tuple[Any, ...]] = []
+    for p in params[:arity]:
+        if p.name not in hints:
+            raise WorkflowBuildError(
+                [
+                    f"{owner}: parameter {p.name!r} of {name} has no annotation; annotate it "
+                    f"or give the types to the decorator (explicit mode)"
+                ]
+            )
+        data.append(members(hints[p.name]))
+    sends: tuple[Any, ...] = ()
+    yields: tuple[Any, ...] = ()
+    if len(params) > arity:
+        sends, yields = _context_types(hints.get(params[arity].name))
+    returned = hints.get("return")
+    if returned is not None and returned is not _NONE:
+        extra = tuple(t for t in members(returned) if t is not _NONE and t not in sends)
+        sends = sends + extra
+    return (*data, sends, yields)
+
+
+def _check_resolved(owner: str, name: str, types: Sequence[Any]) -> None:
+    for tp in types:
+        if has_typevar(tp):
+            raise WorkflowBuildError(
+                [
+                    f"{owner}: {name} uses the type variable in {describe(tp)}, which cannot "
+                    f"be checked; give concrete types to the decorator (explicit mode), e.g. "
+                    f"@handler(input=..., output=...)"
+                ]
+            )
+
+
+def _message_call(fn: Callable[..., Any], takes_ctx: bool) -> Call:
+    if inspect.iscoroutinefunction(fn):
+        if takes_ctx:
+            return fn
+        return lambda message, ctx: fn(message)
+    if takes_ctx:
+        raise WorkflowBuildError(
+            [
+                f"{getattr(fn, '__qualname__', fn)} takes a ctx but is not async; a handler "
+                f"that uses ctx must be async def"
+            ]
+        )
+
+    async def in_thread(message: Any, ctx: Any) -> Any:
+        return await anyio.to_thread.run_sync(fn, message)
+
+    return in_thread
+
+
+_READ_CACHE: dict[Any, tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], bool]] = {}
+"""Types read from one function body: many executors made by one factory (a loop of
+``@executor`` over one ``def``) share a code object and annotations, so they are read
+once. Keyed by code, globals and annotations; bounded."""
+
+
+def _read_key(fn: Callable[..., Any], explicit: Explicit | None) -> Any:
+    target = getattr(fn, "__func__", fn)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return None
+    try:
+        key = (
+            code,
+            id(getattr(target, "__globals__", None)),
+            tuple(getattr(target, "__annotations__", {}).items()),
+            explicit,
+            inspect.iscoroutinefunction(fn),
+        )
+        hash(key)
+    except TypeError:  # an unhashable annotation: read it every time
+        return None
+    return key
+
+
+def _handler_spec(
+    fn: Callable[..., Any], owner: str, explicit: Explicit | None, *, returns_send: bool
+) -> HandlerSpec:
+    name = getattr(fn, "__qualname__", repr(fn))
+    cache_key = _read_key(fn, explicit)
+    cached = _READ_CACHE.get(cache_key) if cache_key is not None else None
+    if cached is not None:
+        inputs, sends, yields, takes_ctx = cached
+        return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
+    inputs, sends, yields = _read_callable(fn, owner, explicit, arity=1)
+    if explicit is not None:
+        if explicit.input is MISSING or explicit.input is None:
+            raise WorkflowBuildError(
+                [
+                    f"{owner}: {name} is in explicit mode (types given to the decorator), so "
+                    f"input= is required"
+                ]
+            )
+        inputs = tuple(m for m in members(_resolve(explicit.input, fn)))
+    _check_resolved(owner, name, (*inputs, *sends, *yields))
+    takes_ctx = (
+        len(
+            [
+                p
+                for p in inspect.signature(fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+        )
+        >= 2
+    )
+    if cache_key is not None:
+        if len(_READ_CACHE) > 4096:
+            _READ_CACHE.clear()
+        _READ_CACHE[cache_key] = (inputs, sends, yields, takes_ctx)
+    return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
+
+
+def _response_spec(fn: Callable[..., Any], owner: str, explicit: Explicit) -> ResponseSpec:
+    name = getattr(fn, "__qualname__", repr(fn))
+    if not inspect.iscoroutinefunction(fn):
+        raise WorkflowBuildError([f"{owner}: response handler {name} must be async def"])
+    if (
+        explicit.request is not MISSING
+        or explicit.response is not MISSING
+        or (explicit.output is not MISSING or explicit.yields is not MISSING)
+    ):
+        if explicit.request is MISSING or explicit.response is MISSING:
+            raise WorkflowBuildError(
+                [
+                    f"{owner}: response handler {name} is in explicit mode, so both request= "
+                    f"and response= are required"
+                ]
+            )
+        request, response = _resolve(explicit.request, fn), _resolve(explicit.response, fn)
+        sends = _explicit_members(explicit.output, fn)
+        yields = _explicit_members(explicit.yields, fn)
+    else:
+        req, resp, sends, yields = _read_callable(fn, owner, None, arity=2)
+        request, response = union_of(req), union_of(resp)
+    _check_resolved(owner, name, (request, response, *sends, *yields))
+    as_handler = HandlerSpec(name, fn, (request,), sends, yields, returns_send=False)
+    return ResponseSpec(name, fn, request, response, as_handler)
+
+
+def _duplicates(
+    owner: str, handlers: Sequence[HandlerSpec], responses: Sequence[ResponseSpec]
+) -> None:
+    problems: list[str] = []
+    seen: dict[Any, str] = {}
+    for h in handlers:
+        for tp in h.inputs:
+            if tp in seen:
+                problems.append(
+                    f"{owner} has two handlers for {describe(tp)}: {seen[tp]}, {h.name}; "
+                    f"keep one (or merge them into one handler for a union)"
+                )
+            seen[tp] = h.name
+    pairs: dict[tuple[Any, Any], str] = {}
+    for r in responses:
+        pair = (r.request, r.response)
+        if pair in pairs:
+            problems.append(
+                f"{owner} has two response handlers for ({describe(r.request)}, "
+                f"{describe(r.response)}): {pairs[pair].rsplit('.', 1)[-1]}, "
+                f"{r.name.rsplit('.', 1)[-1]}; keep one"
+            )
+        pairs[pair] = r.name
+    if problems:
+        raise WorkflowBuildError(problems)
+
+
+def _declared_types(obj: object, fn: Callable[..., Any]) -> Explicit | None:
+    """Explicit ``input_types`` / ``output_types`` / ``yield_types`` attributes."""
+    names = ("input_types", "output_types", "yield_types")
+    if not any(hasattr(obj, n) for n in names):
+        return None
+    return Explicit(
+        input=tuple(getattr(obj, "input_types", ())) or MISSING,
+        output=tuple(getattr(obj, "output_types", ())),
+        yields=tuple(getattr(obj, "yield_types", ())),
+    )
+
+
+def read_executor(
+    obj: object, *, id: str | None = None, state_type: type[Any] | None = None
+) -> ExecutorSpec:
+    """Read ``obj`` as an executor (``TypeError`` naming it when it is not one)."""
+    if isinstance(obj, FunctionExecutor):
+        ident = id or obj.id
+        h = _handler_spec(obj.fn, repr(ident), obj.explicit, returns_send=True)
+        return ExecutorSpec(ident, obj, (h,), (), state_type)
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return read_executor(
+            FunctionExecutor(id or obj.__name__, obj), id=id, state_type=state_type
+        )
+    given: object = id or getattr(obj, "id", None)
+    if not isinstance(given, str) or not given:
+        raise TypeError(
+            f"{obj!r} is not an executor: it needs an id (a str attribute `id`, or id= "
+            f"when added) and either async handle(message, ctx) or @handler methods"
+        )
+    ident = given
+    owner = repr(ident)
+    state = state_type or getattr(obj, "state_type", None)
+    cls = type(obj)
+    handlers: list[HandlerSpec] = []
+    responses: list[ResponseSpec] = []
+    for attr in dir(cls):
+        member = inspect.getattr_static(cls, attr, None)
+        if isinstance(member, (staticmethod, classmethod)):
+            continue
+        marked = getattr(member, HANDLER_MARK, None)
+        if marked is not None:
+            explicit = marked if marked != Explicit() else None
+            handlers.append(_handler_spec(getattr(obj, attr), owner, explicit, returns_send=True))
+        answered = getattr(member, RESPONSE_MARK, None)
+        if answered is not None:
+            responses.append(_response_spec(getattr(obj, attr), owner, answered))
+    if not handlers:
+        handle = getattr(obj, "handle", None)
+        if handle is None or not callable(handle):
+            raise TypeError(
+                f"{obj!r} is not an executor: give it async handle(self, message, ctx) or "
+                f"@handler methods"
+            )
+        handlers.append(
+            _handler_spec(handle, owner, _declared_types(obj, handle), returns_send=False)
+        )
+    _duplicates(owner, handlers, responses)
+    return ExecutorSpec(ident, obj, tuple(handlers), tuple(responses), state)

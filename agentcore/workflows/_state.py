@@ -1,0 +1,139 @@
+"""A run's data: everything a run changes lives here, never on the definition.
+
+``RunState`` is mutable while one ``run()`` call drives it; a checkpoint holds a
+frozen copy (:meth:`RunState.freeze`) and every resume thaws a fresh one, so two
+calls never share a mutable state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from agentcore.workflows._requests import PendingRequest
+
+__all__ = ["Buffered", "Envelope", "FrozenState", "PendingEntry", "RunState"]
+
+Key = tuple[int, int, int]
+"""A message's order key: (superstep sent, sender's ordinal, send index)."""
+
+
+class Envelope:
+    """One message on the inbox, or one answer to a request (``request`` set)."""
+
+    __slots__ = ("declared", "key", "message", "request", "sources", "target")
+
+    def __init__(
+        self,
+        target: str,
+        key: Key,
+        message: Any,
+        sources: tuple[str, ...],
+        declared: Any,
+        request: PendingEntry | None = None,
+    ) -> None:
+        self.target = target
+        self.key = key
+        self.message = message
+        self.sources = sources
+        self.declared = declared
+        self.request = request
+
+    def __repr__(self) -> str:
+        return f"Envelope({self.target!r}, {self.key}, {self.message!r})"
+
+
+@attrs.frozen
+class PendingEntry:
+    """A pending request with what only the engine sees: its order key and context."""
+
+    request: PendingRequest[Any, Any]
+    key: Key
+    context: Any = None
+
+
+@attrs.frozen
+class Buffered:
+    """A message held by a fan-in group."""
+
+    source: str
+    key: Key
+    message: Any
+    declared: Any
+
+
+@attrs.frozen
+class FrozenState:
+    """An immutable copy of a run's data (what a checkpoint holds)."""
+
+    run_id: str
+    superstep: int
+    inbox: tuple[Envelope, ...]
+    buffers: Mapping[str, tuple[Buffered, ...]]
+    states: Mapping[str, Any]
+    shared: Mapping[str, Any]
+    pending: Mapping[str, PendingEntry]
+    answered: tuple[str, ...]
+
+
+class RunState:
+    """The mutable data of one run while a ``run()`` call drives it."""
+
+    __slots__ = (
+        "answered",
+        "buffers",
+        "inbox",
+        "pending",
+        "run_id",
+        "shared",
+        "states",
+        "superstep",
+    )
+
+    def __init__(
+        self,
+        run_id: str,
+        *,
+        superstep: int = 0,
+        inbox: list[Envelope] | None = None,
+        buffers: dict[str, list[Buffered]] | None = None,
+        states: dict[str, Any] | None = None,
+        shared: dict[str, Any] | None = None,
+        pending: dict[str, PendingEntry] | None = None,
+        answered: list[str] | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.superstep = superstep
+        self.inbox: list[Envelope] = inbox if inbox is not None else []
+        self.buffers: dict[str, list[Buffered]] = buffers if buffers is not None else {}
+        self.states: dict[str, Any] = states if states is not None else {}
+        self.shared: dict[str, Any] = shared if shared is not None else {}
+        self.pending: dict[str, PendingEntry] = pending if pending is not None else {}
+        self.answered: list[str] = answered if answered is not None else []
+
+    def freeze(self) -> FrozenState:
+        return FrozenState(
+            self.run_id,
+            self.superstep,
+            tuple(self.inbox),
+            {k: tuple(v) for k, v in self.buffers.items() if v},
+            dict(self.states),
+            dict(self.shared),
+            dict(self.pending),
+            tuple(self.answered),
+        )
+
+    @classmethod
+    def thaw(cls, frozen: FrozenState) -> RunState:
+        return cls(
+            frozen.run_id,
+            superstep=frozen.superstep,
+            inbox=list(frozen.inbox),
+            buffers={k: list(v) for k, v in frozen.buffers.items()},
+            states=dict(frozen.states),
+            shared=dict(frozen.shared),
+            pending=dict(frozen.pending),
+            answered=list(frozen.answered),
+        )

@@ -1,0 +1,313 @@
+"""A workflow as an agent: ``workflow.as_agent()`` satisfies ``SupportsAgentRun``.
+
+Sessions map to runs: the run's checkpoint is kept (as JSON) in
+``session.state["agentcore.workflow"]``, so saving the session saves a paused
+workflow. Each final output becomes assistant messages. A pending request comes
+back as a call to the caller-side ``request_info`` tool (seed 002's
+``WorkflowAgent.REQUEST_INFO_FUNCTION_NAME``); the caller answers with a
+``FunctionResultContent`` for that call in the next run on the same session. A
+new user message while requests are pending cancels them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, Literal, Protocol, cast, overload
+
+import attrs
+
+from agentcore._sessions.session import AgentSession
+from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import FunctionCallContent, FunctionResultContent
+from agentcore._types.messages import Message
+from agentcore._types.responses import AgentResponse, AgentResponseUpdate
+from agentcore.errors import RunStateError
+from agentcore.serialization import structure, to_json, unstructure
+from agentcore.structured import json_schema_for
+from agentcore.workflows._agent_executor import AgentTurn
+from agentcore.workflows._codec import type_key
+from agentcore.workflows._requests import PendingRequest, WorkflowResponse
+from agentcore.workflows._typeexpr import compatible, describe
+from agentcore.workflows._value import WorkflowCheckpoint
+
+__all__ = ["REQUEST_INFO_TOOL_NAME", "RequestInfoArguments", "WorkflowAgent"]
+
+REQUEST_INFO_TOOL_NAME: Final = "request_info"
+"""The name of the caller-side tool a paused workflow agent calls for each request."""
+
+_STATE_KEY = "agentcore.workflow"
+_MESSAGE_TYPES: tuple[Any, ...] = (str, Message, Sequence[Message], AgentResponse, AgentTurn)
+
+
+class _Definition(Protocol):
+    """What a WorkflowAgent needs of its workflow (``Workflow`` has this shape)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str | None: ...
+    @property
+    def input_types(self) -> tuple[Any, ...]: ...
+    @property
+    def output_types(self) -> tuple[Any, ...]: ...
+    def restore(self, record: Any) -> WorkflowCheckpoint: ...
+
+
+@attrs.frozen
+class RequestInfoArguments:
+    """The arguments of the ``request_info`` call a workflow agent returns for a pending
+    request; JSON both ways."""
+
+    request_id: str
+    executor_id: str
+    request_type: str
+    request: Any
+    response_type: str
+    response_schema: Mapping[str, Any] | None = None
+    path: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "request_id": self.request_id,
+            "executor_id": self.executor_id,
+            "request_type": self.request_type,
+            "request": self.request,
+            "response_type": self.response_type,
+            "response_schema": None if self.response_schema is None else dict(self.response_schema),
+            "path": list(self.path),
+        }
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> RequestInfoArguments:
+        """``ValueError`` when ``request_id`` is missing or empty or ``request`` is missing."""
+        request_id = payload.get("request_id")
+        if not isinstance(request_id, str) or not request_id:
+            raise ValueError("request_info arguments need a non-empty 'request_id'")
+        if "request" not in payload:
+            raise ValueError("request_info arguments need the 'request'")
+        schema = payload.get("response_schema")
+        return cls(
+            request_id,
+            str(payload.get("executor_id", "")),
+            str(payload.get("request_type", "")),
+            payload["request"],
+            str(payload.get("response_type", "")),
+            None if schema is None else dict(schema),
+            tuple(payload.get("path", ())),
+        )
+
+    @classmethod
+    def from_call(cls, call: FunctionCallContent) -> RequestInfoArguments:
+        """``ValueError`` unless ``call.name`` is ``request_info``."""
+        if call.name != REQUEST_INFO_TOOL_NAME:
+            raise ValueError(f"not a {REQUEST_INFO_TOOL_NAME} call: {call.name!r}")
+        arguments = call.arguments
+        if isinstance(arguments, str):
+            import json
+
+            arguments = json.loads(arguments or "{}")
+        return cls.from_dict(arguments)
+
+    def create_result(self, response: Any) -> FunctionResultContent:
+        """The function result answering this request (``call_id`` is the request id)."""
+        return FunctionResultContent(self.request_id, unstructure(response))
+
+
+def _schema(tp: Any) -> dict[str, Any] | None:
+    try:
+        return json_schema_for(tp)[1]
+    except Exception:  # a type the schema builder cannot describe: the key still names it
+        return None
+
+
+def _arguments(request: PendingRequest[Any, Any]) -> RequestInfoArguments:
+    return RequestInfoArguments(
+        request.id,
+        request.executor_id,
+        type_key(type(request.data)),
+        unstructure(request.data),
+        type_key(request.response_type),
+        _schema(request.response_type),
+        request.path,
+    )
+
+
+def _messages_of(value: object) -> list[Message]:
+    if isinstance(value, str):
+        return [Message("assistant", value)]
+    if isinstance(value, Message):
+        return [value]
+    if isinstance(value, AgentResponse):
+        return list(value.messages)
+    if isinstance(value, AgentTurn):
+        return list(value.response.messages)
+    if isinstance(value, Sequence):
+        items = cast("Sequence[object]", value)
+        return [m for m in items if isinstance(m, Message)]
+    raise TypeError(f"a workflow agent cannot turn a {type(value).__qualname__} into messages")
+
+
+def _inputs(messages: object) -> list[Message]:
+    if messages is None:
+        return []
+    if isinstance(messages, (str, Message)):
+        messages = [messages]
+    items = cast("Sequence[object]", messages) if isinstance(messages, Sequence) else [messages]
+    out: list[Message] = []
+    for m in items:
+        if isinstance(m, str):
+            out.append(Message("user", m))
+        elif isinstance(m, Message):
+            out.append(m)
+        else:
+            raise TypeError(f"a workflow agent takes text or messages, got {m!r}")
+    return out
+
+
+class WorkflowAgent:
+    """A workflow as a ``SupportsAgentRun`` (made by ``workflow.as_agent()``)."""
+
+    def __init__(
+        self,
+        workflow: _Definition,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        input_adapter: Callable[[tuple[Message, ...]], Any] | None = None,
+        output_adapter: Callable[[Any], Sequence[Message]] | None = None,
+    ) -> None:
+        takes = workflow.input_types
+        if input_adapter is None and not any(
+            compatible(t, accepted) for t in (str, tuple[Message, ...]) for accepted in takes
+        ):
+            raise TypeError(
+                f"workflow {workflow.name!r} starts with "
+                f"{' | '.join(describe(t) for t in takes)}; as_agent() passes str or messages, "
+                f"so give input_adapter=(messages) -> input"
+            )
+        gives = workflow.output_types
+        if output_adapter is None and not all(
+            any(compatible(t, ok) for ok in _MESSAGE_TYPES) for t in gives
+        ):
+            raise TypeError(
+                f"workflow {workflow.name!r} outputs {' | '.join(describe(t) for t in gives)}, "
+                f"which are not messages; give output_adapter=(output) -> list[Message]"
+            )
+        self._workflow = workflow
+        self._name = name or workflow.name
+        self._description = description if description is not None else workflow.description
+        self._input_adapter = input_adapter
+        self._output_adapter = output_adapter
+        self._takes_text = input_adapter is None and not any(
+            compatible(tuple[Message, ...], accepted) for accepted in takes
+        )
+
+    @property
+    def name(self) -> str | None:
+        return self._name
+
+    @property
+    def description(self) -> str | None:
+        return self._description
+
+    @property
+    def workflow(self) -> _Definition:
+        return self._workflow
+
+    def create_session(self, *, session_id: str | None = None) -> AgentSession:
+        """A new session: each session drives one workflow run, turn after turn."""
+        return AgentSession() if session_id is None else AgentSession(session_id=session_id)
+
+    @overload
+    def run(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[False] = False,
+    ) -> Awaitable[AgentResponse[Any]]: ...
+    @overload
+    def run(
+        self, messages: Any = None, *, session: AgentSession | None = None, stream: Literal[True]
+    ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
+    def run(
+        self, messages: Any = None, *, session: AgentSession | None = None, stream: bool = False
+    ) -> Any:
+        """Run one turn. Text or messages start (or continue) the session's run; function
+        results for its ``request_info`` calls answer them."""
+        turn = self._turn(messages, session)
+        if not stream:
+            return turn
+        return ResponseStream.from_awaitable(_as_stream(turn))
+
+    async def _turn(self, messages: object, session: AgentSession | None) -> AgentResponse[Any]:
+        inputs = _inputs(messages)
+        saved = None if session is None else session.state.get(_STATE_KEY)
+        checkpoint = None if saved is None else self._workflow.restore(saved)
+        results = [c for m in inputs for c in m.contents if isinstance(c, FunctionResultContent)]
+        said = [
+            m for m in inputs if any(not isinstance(c, FunctionResultContent) for c in m.contents)
+        ]
+        runner: Any = self._workflow
+        if results:
+            if checkpoint is None:
+                raise RunStateError("function results were given, but no workflow run is paused")
+            responses = [self._response(checkpoint, r) for r in results]
+            result = await runner.run(responses=responses, checkpoint=checkpoint)
+        else:
+            start = self._start_value(tuple(said))
+            paused = checkpoint is not None and checkpoint.status == "paused"
+            result = await runner.run(start, checkpoint=checkpoint, cancel_pending=paused)
+        if session is not None and result.checkpoint is not None:
+            session.state[_STATE_KEY] = to_json(result.checkpoint)
+        out: list[Message] = []
+        for value in result.outputs:
+            out.extend(self._output_adapter(value) if self._output_adapter else _messages_of(value))
+        calls = [
+            FunctionCallContent(r.id, REQUEST_INFO_TOOL_NAME, _arguments(r).to_dict())
+            for r in result.requests
+        ]
+        if calls:
+            out.append(Message("assistant", calls))
+        return AgentResponse(messages=tuple(out), agent_name=self._name)
+
+    def _start_value(self, messages: tuple[Message, ...]) -> Any:
+        if self._input_adapter is not None:
+            return self._input_adapter(messages)
+        if self._takes_text:
+            return "\n".join(m.text for m in messages if m.role == "user")
+        return messages
+
+    @staticmethod
+    def _response(
+        checkpoint: WorkflowCheckpoint, result: FunctionResultContent
+    ) -> WorkflowResponse[Any]:
+        pending = {r.id: r for r in checkpoint.requests}
+        request = pending.get(result.call_id)
+        if request is None:
+            raise RunStateError(
+                f"no pending request has id {result.call_id!r}; pending: "
+                f"{', '.join(pending) or 'none'}"
+            )
+        try:
+            value = structure(result.result, request.response_type)
+            return request.create_response(value)
+        except (TypeError, ValueError) as exc:
+            raise RunStateError(
+                f"the answer to request {request.id!r} does not fit "
+                f"{describe(request.response_type)}: {exc}"
+            ) from exc
+
+
+async def _as_stream(
+    turn: Any,
+) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
+    response: AgentResponse[Any] = await turn
+
+    async def updates() -> AsyncIterator[AgentResponseUpdate]:
+        for message in response.messages:
+            yield AgentResponseUpdate(
+                message.contents, message.role, agent_name=response.agent_name
+            )
+
+    return ResponseStream(updates(), finalizer=lambda _: response)

@@ -1,0 +1,171 @@
+"""A workflow as an agent: SupportsAgentRun, sessions as runs, and seed 002's
+``request_info`` bridge for pending requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+from typing_extensions import Never
+
+from agentcore import (
+    AgentSession,
+    FunctionCallContent,
+    FunctionResultContent,
+    Message,
+    SupportsAgentRun,
+)
+from agentcore.errors import RunStateError
+from agentcore.serialization import from_json, to_json
+from agentcore.workflows import (
+    REQUEST_INFO_TOOL_NAME,
+    RequestInfoArguments,
+    WorkflowAgent,
+    WorkflowBuilder,
+    WorkflowContext,
+    executor,
+    handler,
+    response_handler,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@attrs.frozen
+class Approve:
+    amount: float
+
+
+class Gate:
+    id = "gate"
+
+    @handler
+    async def on_text(self, text: str, ctx: WorkflowContext[Never, str]) -> None:
+        amount = float(text.split()[-1])
+        if amount <= 100:
+            await ctx.yield_output(f"filed {amount:.0f}")
+            return
+        await ctx.request(Approve(amount), bool)
+
+    @response_handler
+    async def on_answer(self, ask: Approve, ok: bool, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(f"{'approved' if ok else 'rejected'} {ask.amount:.0f}")
+
+
+def expenses() -> WorkflowAgent:
+    return WorkflowBuilder(Gate(), name="expenses").build().as_agent(name="expenses")
+
+
+def reply(call_id: str, value: object) -> Message:
+    return Message("user", [FunctionResultContent(call_id, value)])
+
+
+def calls(response: Any) -> list[FunctionCallContent]:
+    return [
+        c
+        for m in response.messages
+        for c in m.contents
+        if isinstance(c, FunctionCallContent) and c.name == REQUEST_INFO_TOOL_NAME
+    ]
+
+
+async def test_workflow_agent_satisfies_supports_agent_run() -> None:
+    agent: SupportsAgentRun = expenses()
+    assert isinstance(agent, SupportsAgentRun)
+    assert agent.name == "expenses"
+    response = await agent.run("hotel 40")
+    assert response.text == "filed 40"
+
+
+async def test_request_info_call_and_function_result_round_trip() -> None:
+    agent = expenses()
+    session = agent.create_session()
+    response = await agent.run("hotel 1200", session=session)
+    [call] = calls(response)
+    args = RequestInfoArguments.from_call(call)
+    assert args.request == {"amount": 1200.0}
+    assert args.response_schema == {"type": "boolean"}
+    assert args.response_type == "builtins:bool"
+    assert args.executor_id == "gate"
+    answered = await agent.run(Message("user", [args.create_result(True)]), session=session)
+    assert answered.text == "approved 1200"
+    assert calls(answered) == []
+
+
+async def test_request_info_arguments_from_dict_rejects_missing_or_empty_id() -> None:
+    with pytest.raises(ValueError, match="request_id"):
+        RequestInfoArguments.from_dict({"request": {}})
+    with pytest.raises(ValueError, match="request_id"):
+        RequestInfoArguments.from_dict({"request_id": "", "request": {}})
+    with pytest.raises(ValueError, match="'request'"):
+        RequestInfoArguments.from_dict({"request_id": "r"})
+    with pytest.raises(ValueError, match="not a request_info call"):
+        RequestInfoArguments.from_call(FunctionCallContent("c", "other", {}))
+    args = RequestInfoArguments("r", "e", "k", {"a": 1}, "builtins:int", None, ("sub",))
+    assert RequestInfoArguments.from_dict(args.to_dict()) == args
+    assert (
+        RequestInfoArguments.from_call(
+            FunctionCallContent("r", "request_info", '{"request_id": "r", "request": 1}')
+        ).request
+        == 1
+    )
+
+
+async def test_function_result_for_unknown_call_id_or_wrong_type_raises_run_state_error() -> None:
+    agent = expenses()
+    session = agent.create_session()
+    await agent.run("hotel 1200", session=session)
+    with pytest.raises(RunStateError, match="no pending request has id 'nope'"):
+        await agent.run(reply("nope", True), session=session)
+    [call] = calls(await agent.run("hotel 1300", session=session))
+    with pytest.raises(RunStateError, match="does not fit bool"):
+        await agent.run(reply(call.call_id, "yes"), session=session)
+    answered = await agent.run(reply(call.call_id, False), session=session)
+    assert answered.text == "rejected 1300"
+
+
+async def test_paused_workflow_agent_session_round_trips_through_to_json() -> None:
+    agent = expenses()
+    session = agent.create_session()
+    [call] = calls(await agent.run("hotel 1200", session=session))
+    restored = from_json(to_json(session), AgentSession)
+    done = await expenses().run(reply(call.call_id, True), session=restored)
+    assert done.text == "approved 1200"
+
+
+async def test_new_user_message_cancels_pending_requests() -> None:
+    agent = expenses()
+    session = agent.create_session()
+    [call] = calls(await agent.run("hotel 1200", session=session))
+    response = await agent.run("taxi 30", session=session)
+    assert response.text == "filed 30"
+    with pytest.raises(RunStateError):
+        await agent.run(reply(call.call_id, True), session=session)
+
+
+async def test_streaming_workflow_agent_final_equals_non_streaming() -> None:
+    agent = expenses()
+    plain = await agent.run("hotel 40")
+    stream = agent.run("hotel 40", stream=True)
+    updates = [u async for u in stream]
+    final = await stream.get_final_response()
+    assert final.text == plain.text == "filed 40"
+    assert "".join(u.text for u in updates) == "filed 40"
+
+
+async def test_as_agent_refuses_unconvertible_input_or_output_types() -> None:
+    @executor
+    async def numbers(n: int, ctx: WorkflowContext[Never, int]) -> None:
+        await ctx.yield_output(n)
+
+    workflow = WorkflowBuilder(numbers, name="numbers").build()
+    with pytest.raises(TypeError, match="input_adapter"):
+        workflow.as_agent()
+    with pytest.raises(TypeError, match="output_adapter"):
+        workflow.as_agent(input_adapter=lambda messages: len(messages))
+    adapted = workflow.as_agent(
+        input_adapter=lambda messages: len(messages[-1].text),
+        output_adapter=lambda n: [Message("assistant", f"{n} characters")],
+    )
+    assert (await adapted.run("four")).text == "4 characters"
