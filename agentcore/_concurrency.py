@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 
@@ -56,24 +56,42 @@ async def _gather_asyncio(
 ) -> list[T]:
     import asyncio
 
-    tasks: list[asyncio.Task[T]] = [loop.create_task(_run(job, limiter)) for job in jobs]
+    # Each task is cancelled through its own anyio cancel scope, never by a bare
+    # Task.cancel(): anyio then honours the shielded scopes inside the task (a tool's
+    # shielded work, a worker thread being waited for), as a task group would.
+    scopes = [anyio.CancelScope() for _ in jobs]
+    tasks: list[asyncio.Task[T]] = [
+        loop.create_task(_run_scoped(job, limiter, scope))
+        for job, scope in zip(jobs, scopes, strict=True)
+    ]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     except BaseException:
-        await _cancel_and_wait(asyncio, tasks)
+        await _cancel_and_wait(asyncio, tasks, scopes)
         raise
     for task in tasks:
         if task.done() and not task.cancelled() and task.exception() is not None:
-            await _cancel_and_wait(asyncio, tasks)
+            await _cancel_and_wait(asyncio, tasks, scopes)
             error = task.exception()
             assert error is not None
             raise error
     return [task.result() for task in tasks]
 
 
-async def _cancel_and_wait(asyncio: Any, tasks: Sequence[Any]) -> None:
-    for task in tasks:
-        task.cancel()
+async def _run_scoped(
+    job: Callable[[], Awaitable[T]], limiter: anyio.CapacityLimiter | None, scope: anyio.CancelScope
+) -> T:
+    with scope:
+        return await _run(job, limiter)
+    # Cancelled through its scope: the batch is being abandoned, the value never read.
+    return cast("T", None)
+
+
+async def _cancel_and_wait(
+    asyncio: Any, tasks: Sequence[Any], scopes: Sequence[anyio.CancelScope]
+) -> None:
+    for scope in scopes:
+        scope.cancel()
     # The tasks must finish before we leave. The caller may itself be cancelled
     # again and again meanwhile (anyio cancels level-triggered): keep waiting, and
     # never await once everything is done, or that await would be cancelled forever.

@@ -10,7 +10,8 @@
     │   ├── ContentFilteredError         the service refused the content   (not retryable)
     │   ├── InvalidRequestError          the service rejected the request  (not retryable)
     │   ├── ModelNotFoundError           unknown model or deployment       (not retryable)
-    │   └── TransientError               timeout, 5xx, connection          (retryable)
+    │   ├── TransientError               timeout, 5xx, connection          (retryable)
+    │   └── MalformedResponseError       the service sent something malformed (not retryable)
     ├── ToolError                        a tool could not be used
     │   ├── UnknownToolError             the model called a tool that does not exist
     │   └── ToolCallRefused              middleware refused a call (the model is told)
@@ -23,7 +24,8 @@ Retry, fallback and rate-limit middleware look only at these classes and at
 exception stays available as ``__cause__``.
 
 An adapter over HTTP maps an error status with :func:`error_for_status` and reads
-``Retry-After`` headers with :func:`retry_after_seconds`.
+``Retry-After`` headers with :func:`retry_after_seconds`; :func:`stream_error` maps an
+error event reported inside a stream (no status) by its code.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ __all__ = [
     "ContentFilteredError",
     "ContextLengthExceededError",
     "InvalidRequestError",
+    "MalformedResponseError",
     "ModelNotFoundError",
     "RateLimitedError",
     "RunAbortedError",
@@ -51,6 +54,7 @@ __all__ = [
     "error_class_from_text",
     "error_for_status",
     "retry_after_seconds",
+    "stream_error",
 ]
 
 
@@ -112,6 +116,17 @@ class TransientError(ChatClientError):
     """A timeout, a connection failure or a 5xx: the same request may work later."""
 
     retryable = True
+
+
+class MalformedResponseError(ChatClientError):
+    """The service answered with something the adapter cannot read.
+
+    Invalid JSON in a body or an event, a missing or mistyped field, an event larger
+    than the adapter accepts: the message names the provider, the event (or body) and
+    what was wrong. The same request would get the same answer, so it is not
+    retryable; an answer cut short because the connection broke is a
+    :class:`TransientError` instead.
+    """
 
 
 class ToolError(AgentcoreError):
@@ -256,6 +271,40 @@ def error_class_from_text(
     if code in _CONTENT_FILTER_CODES:
         return ContentFilteredError
     return None
+
+
+_STREAM_CODE_CLASSES: tuple[tuple[str, type[ChatClientError]], ...] = (
+    ("rate_limit", RateLimitedError),
+    ("overloaded", TransientError),
+    ("server_error", TransientError),
+    ("api_error", TransientError),
+    ("internal", TransientError),
+    ("timeout", TransientError),
+    ("unavailable", TransientError),
+    ("authentication", AuthenticationError),
+    ("permission", AuthenticationError),
+    ("model_not_found", ModelNotFoundError),
+    ("not_found", InvalidRequestError),
+    ("invalid_request", InvalidRequestError),
+)
+
+
+def stream_error(
+    message: str, *, code: str | None = None, provider: str | None = None
+) -> ChatClientError:
+    """The error for an error event a service reported inside a stream (no status).
+
+    The ``code`` (``"rate_limit_exceeded"``, ``"overloaded_error"``,
+    ``"server_error"``, ...) or the wording picks the class, so retry middleware
+    sees ``retryable`` as for the same error given with a status; an unknown code
+    gives a plain, not retryable :class:`ChatClientError`.
+    """
+    cls: type[ChatClientError] | None = error_class_from_text(message, code=code)
+    if cls is None and code:
+        lowered = code.lower()
+        cls = next((c for part, c in _STREAM_CODE_CLASSES if part in lowered), None)
+    shown = f"{message} (code {code})" if code else message
+    return (cls or ChatClientError)(f"error in the model's stream: {shown}", provider=provider)
 
 
 def retry_after_seconds(

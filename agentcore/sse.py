@@ -23,6 +23,8 @@ from typing import Any
 import anyio
 import attrs
 
+from agentcore.errors import MalformedResponseError
+
 __all__ = ["SseDecoder", "SseEvent", "close_body", "server_sent_events"]
 
 
@@ -52,11 +54,34 @@ class SseDecoder:
     the colon is dropped, a line without a colon is a field with an empty value, other
     fields are ignored); a blank line dispatches the event, unless it has no ``data``
     line. Bytes that are not UTF-8 decode to U+FFFD, so a stream never fails to decode.
+
+    ``max_event_size`` bounds the memory one event may take: when the ``data`` of an
+    event not yet dispatched (or a line not yet ended) grows past that many bytes,
+    :meth:`feed` raises :class:`~agentcore.errors.MalformedResponseError` (``None``, the
+    default, sets no bound).
     """
 
-    __slots__ = ("_cr", "_data", "_event", "_id", "_pending", "_retry", "_started")
+    __slots__ = (
+        "_cr",
+        "_data",
+        "_data_size",
+        "_event",
+        "_id",
+        "_limit",
+        "_pending",
+        "_pending_size",
+        "_retry",
+        "_started",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_event_size: int | None = None) -> None:
+        if max_event_size is not None and max_event_size < 1:
+            raise ValueError(
+                f"max_event_size must be a positive number of bytes, got {max_event_size}"
+            )
+        self._limit = max_event_size
+        self._pending_size = 0  # bytes in _pending, counted only with a limit
+        self._data_size = 0  # characters of _data, counted only with a limit
         self._pending: list[bytes] = []  # the pieces of a line that has not ended yet
         self._cr = False  # the last chunk ended in CR: an LF starting the next one is its CRLF
         self._started = False  # a byte order mark is possible only before the first line
@@ -73,17 +98,24 @@ class SseDecoder:
                 chunk = chunk[1:]
         end = chunk.rfind(b"\n") + 1
         end = max(end, chunk.rfind(b"\r", end) + 1)  # just past the chunk's last line end
+        limit = self._limit
         if not end:
             if chunk:
                 self._pending.append(chunk)
+                if limit is not None:
+                    self._pending_size += len(chunk)
+                    self._check(self._data_size + self._pending_size)
             return []
         complete = chunk[:end]
         if self._pending:
             self._pending.append(complete)
             complete = b"".join(self._pending)
             self._pending = []
+            self._pending_size = 0
         if end < len(chunk):
             self._pending.append(chunk[end:])
+            if limit is not None:
+                self._pending_size = len(chunk) - end
         else:
             self._cr = chunk[end - 1] == 0x0D  # CR
         # Line ends are ASCII, never inside a UTF-8 character: whole lines decode safely.
@@ -95,14 +127,18 @@ class SseDecoder:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         events: list[SseEvent] = []
         data = self._data
+        counted = len(data)  # the lines of _data that _data_size counts
         for line in text[:-1].split("\n"):  # text ends in a line end
             if line.startswith("data:"):  # the most common line first
                 data.append(line[6:] if line.startswith(" ", 5) else line[5:])
             elif not line:  # a blank line dispatches
                 if data:
+                    if limit is not None:  # the event arrived whole: it must fit too
+                        self._check(self._data_size + sum(map(len, data[counted:])))
                     event = self._event or None
                     events.append(SseEvent("\n".join(data), event, self._id, self._retry))
                     data.clear()
+                    counted = self._data_size = 0
                 self._event = None
             else:
                 name, _, value = line.partition(":")
@@ -119,7 +155,18 @@ class SseDecoder:
                     with contextlib.suppress(ValueError):  # more digits than int() takes
                         self._retry = int(value)
                 # anything else (a ":" comment, an unknown field) is ignored
+        if limit is not None:
+            if len(data) > counted:
+                self._data_size += sum(map(len, data[counted:]))
+            self._check(self._data_size + self._pending_size)
         return events
+
+    def _check(self, size: int) -> None:
+        if self._limit is not None and size > self._limit:
+            raise MalformedResponseError(
+                f"a server-sent event grew past {self._limit} bytes without ending; "
+                "raise max_event_size if the service really sends events that large"
+            )
 
     def close(self) -> list[SseEvent]:
         """The events that the end of the body completes; the decoder starts afresh.
@@ -135,8 +182,12 @@ class SseDecoder:
         return events
 
 
-def server_sent_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[SseEvent]:
+def server_sent_events(
+    chunks: AsyncIterable[bytes], *, max_event_size: int | None = None
+) -> AsyncIterator[SseEvent]:
     """The events of a body that arrives as ``chunks``, e.g. ``response.aiter_bytes()``.
+
+    ``max_event_size`` is :class:`SseDecoder`'s bound on one event.
 
     The end of ``chunks`` is the end of the body (see :meth:`SseDecoder.close`); an
     exception from ``chunks`` propagates. The iterator holds nothing open and is no
@@ -144,7 +195,7 @@ def server_sent_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[SseEvent]:
     stays where it was, and closing it (and the connection) is the caller's to do,
     with :func:`close_body`.
     """
-    return _Events(chunks)
+    return _Events(chunks, max_event_size)
 
 
 async def close_body(close: Callable[[], Awaitable[object]], chunks: AsyncIterator[Any]) -> None:
@@ -173,9 +224,9 @@ class _Events:
 
     __slots__ = ("_chunks", "_decoder", "_ready")
 
-    def __init__(self, chunks: AsyncIterable[bytes]) -> None:
+    def __init__(self, chunks: AsyncIterable[bytes], max_event_size: int | None) -> None:
         self._chunks: AsyncIterator[bytes] | None = aiter(chunks)
-        self._decoder = SseDecoder()
+        self._decoder = SseDecoder(max_event_size=max_event_size)
         self._ready: Iterator[SseEvent] = iter(())
 
     def __aiter__(self) -> _Events:

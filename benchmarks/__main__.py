@@ -1,4 +1,5 @@
-"""``python -m benchmarks``: print the overhead table (``--quick`` for a smoke pass)."""
+"""``python -m benchmarks``: print the overhead tables (``--quick`` for a smoke pass,
+``--adapters`` for the adapters against the raw SDKs alone)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import importlib.util
 import os
 import platform
 
+from benchmarks.adapters import adapter_overhead
 from benchmarks.scenarios import (
     Result,
     chat_stream_run,
@@ -22,9 +24,38 @@ from benchmarks.workflows import fan10k_run, fan100_run, seq3_run
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few iterations: checks it runs")
-
+    parser.add_argument(
+        "--adapters", action="store_true", help="only the adapters against the raw SDKs"
+    )
     args = parser.parse_args()
-    iterations, repeats, runs = (200, 1, 100) if args.quick else (5000, 7, 1000)
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    adapters = adapter_overhead(*((3, 1) if args.quick else (60, 5)))
+    if not args.adapters:
+        _kernel_table(args.quick)
+    _adapter_table(adapters)
+
+
+def _adapter_table(results: list[Result]) -> None:
+    width = max(len(r.name) for r in results)
+    print()
+    print("client CPU time per request (budget: the raw SDK's + 10 %)")
+    print(
+        f"| {'adapter over real HTTP':<{width}} | {'adapter':>11} | {'raw SDK':>11} | ratio "
+        "| budget | note"
+    )
+    print(f"|{'-' * (width + 2)}|{'-' * 13}|{'-' * 13}|-------|--------|------")
+    for r in results:
+        status = "met" if r.budget_us is None or r.agentcore_us <= r.budget_us else "over"
+        print(
+            f"| {r.name:<{width}} | {r.agentcore_us:>8.1f} µs | {r.handwritten_us:>8.1f} µs "
+            f"| {r.ratio:>5.2f} | {status:>6} | {r.note}"
+        )
+
+
+def _kernel_table(quick: bool) -> None:
+    iterations, repeats, runs = (200, 1, 100) if quick else (5000, 7, 1000)
     results: list[Result] = [
         plain_run(iterations, repeats),
         tool_rounds("one tool round", 1, 25.0, iterations, repeats),
@@ -40,14 +71,11 @@ def main() -> None:
         stream_run(iterations, repeats),
         chat_stream_run(iterations, repeats),
         concurrent_runs(runs, repeats),
-        import_time(3 if args.quick else 7),
+        import_time(3 if quick else 7),
         seq3_run(iterations, repeats),
         fan100_run(iterations // 20, repeats),
         fan10k_run(),
     ]
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
     width = max(len(r.name) for r in results)
     print(
         f"| {'scenario':<{width}} | {'agentcore':>11} | {'by hand':>10} | {'ratio':>6} "
@@ -64,7 +92,7 @@ def main() -> None:
         from benchmarks import durable
 
         print()
-        print(durable.report(durable.measure(durable.iterations(quick=args.quick))))
+        print(durable.report(durable.measure(durable.iterations(quick=quick))))
 
 
 if __name__ == "__main__":

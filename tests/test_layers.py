@@ -24,9 +24,10 @@ FACE = "agentcore"
 # Lowest floor first. A group names top-level entries of the ``agentcore`` package (a module
 # or a sub-package with everything inside it). Groups on one floor do not import each other.
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("errors", "security", "sse", "_concurrency", "_feature_stage"),
+    ("errors",),  # the taxonomy imports nothing: everything may raise its errors
+    ("security", "sse", "_concurrency", "_feature_stage"),
     ("_types",),
-    ("_streams", "serialization", "observers"),
+    ("_streams", "serialization", "observers", "adapters"),
     ("_replay",),  # the durable-run hooks a run carries: below sessions and runs
     ("_sessions",),
     ("_run_context", "_seams"),  # _seams: the chat-client and agent protocols contexts name

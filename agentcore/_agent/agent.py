@@ -16,7 +16,11 @@ from typing_extensions import TypeVar
 
 from agentcore._agent.input import normalize_input
 from agentcore._agent.run import AgentRun, RunSupport, check_unique_names
-from agentcore._loop.config import DEFAULT_CONFIGURATION, FunctionInvocationConfiguration
+from agentcore._loop.config import (
+    DEFAULT_CONFIGURATION,
+    FunctionInvocationConfiguration,
+    as_configuration,
+)
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import AgentSession, saved_locals
 from agentcore._sessions.turns import SessionTurns
@@ -24,7 +28,7 @@ from agentcore._streams.stream import ResponseStream
 from agentcore._types.options import ChatOptions, merge_options
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate, agent_updates
 from agentcore.middleware._contexts import AgentContext
-from agentcore.middleware._pipeline import PipelineCache, Pipelines
+from agentcore.middleware._pipeline import PipelineCache, Pipelines, middleware_list
 from agentcore.observers import ObserverSet
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.tools import normalize_tools
@@ -81,18 +85,40 @@ class Agent:
         self.instructions = instructions
         self._name = name
         self._description = description
-        self.tools = tuple(normalize_tools(tools))
-        check_unique_names(self.tools, "the agent's tools")
+        self.tools = tools
         self.default_options: dict[str, Any] = merge_options(default_options)
         self.context_providers = tuple(context_providers)
         self.history = history
-        self.tool_loop = tool_loop or DEFAULT_CONFIGURATION
-        self.middleware = tuple(middleware)
-        self._pipelines = Pipelines.build(self.middleware)
-        self._pipeline_cache = PipelineCache()
+        self.tool_loop = (
+            DEFAULT_CONFIGURATION if tool_loop is None else as_configuration(tool_loop, "tool_loop")
+        )
+        self.middleware = middleware
         # Shared by every run: observers, the turn queue of sessions, and the
         # conversion of streamed chat updates into this agent's updates.
         self._support = RunSupport(ObserverSet(observers), SessionTurns(), agent_updates(name))
+
+    @property
+    def tools(self) -> tuple[Any, ...]:
+        """The agent's tools. Assigning a new sequence checks it and applies to later runs."""
+        return self._tools
+
+    @tools.setter
+    def tools(self, tools: Sequence[Any]) -> None:
+        normalized = tuple(normalize_tools(tools))
+        check_unique_names(normalized, "the agent's tools")
+        self._tools = normalized
+
+    @property
+    def middleware(self) -> tuple[object, ...]:
+        """The agent's middleware. Assigning a new list checks it and applies to later runs."""
+        return self._middleware
+
+    @middleware.setter
+    def middleware(self, middleware: Sequence[object]) -> None:
+        items = middleware_list(middleware, "middleware")
+        self._pipelines = Pipelines.build(items)
+        self._pipeline_cache = PipelineCache()
+        self._middleware = items
 
     @property
     def name(self) -> str | None:
@@ -209,7 +235,7 @@ class Agent:
         pipelines = (
             self._pipeline_cache.get(self._pipelines, middleware) if middleware else self._pipelines
         )
-        config = tool_loop or self.tool_loop
+        config = self.tool_loop if tool_loop is None else as_configuration(tool_loop, "tool_loop")
         run = AgentRun(self, self._support, context, pipelines, config)
         if stream:
             if not pipelines.agent and not self._support.observers:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import attrs
 
 from agentcore._agent.input import split_decisions
+from agentcore._agent.input_checks import checked_input, live_pause
 from agentcore._agent.stream import StreamRecord, stream_finalizer
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import drive
@@ -25,7 +26,7 @@ from agentcore._loop.state import LoopState, ToolIndex
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
 from agentcore._sessions.session import clear_pause, load_pause, save_pause
-from agentcore._sessions.turns import SessionTurns
+from agentcore._sessions.turns import SessionTurns, Turn
 from agentcore._streams.reader import Delegate
 from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream
@@ -298,8 +299,10 @@ class AgentRun:
         session_id = None if context.session is None else context.session.session_id
         turns = self.runtime.turns
         try:
-            if session_id is not None and not turns.try_enter(session_id):
-                await turns.enter(session_id)  # runs of one session take turns
+            if session_id is not None:
+                if not turns.try_enter(session_id):
+                    await turns.enter(session_id)  # runs of one session take turns
+                record.turn = Turn(turns, session_id)
             try:
                 await self.prepare()
                 # Taken off the record, which the stream holds: no reference cycle is
@@ -324,8 +327,9 @@ class AgentRun:
                     run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
                 response = record.response = await self.commit()
             finally:
-                if session_id is not None:
-                    turns.leave(session_id)
+                turn = record.turn
+                if turn is not None:
+                    turn.release()
             if agent.context_providers:
                 # after_run sees the response; the caller's context keeps the stream.
                 await self.after_run(attrs.evolve(context, result=response))
@@ -348,6 +352,15 @@ class AgentRun:
         store: Any = agent.history
         if store is not None and session is not None and not session.service_conversation_id:
             history = list(await store.load(session.session_id))
+        pending = (
+            None if session is None else live_pause(history, load_pause(session), context.messages)
+        )
+        context.messages = checked_input(
+            history,
+            context.messages,
+            service_history=session is not None and bool(session.service_conversation_id),
+            paused=pending is not None,
+        )
         providers = agent.context_providers
         # Messages a context provider adds are context for this run, not conversation:
         # sent, never stored. The input is kept alive so its ids stay unique.
@@ -356,7 +369,6 @@ class AgentRun:
             before = getattr(provider, "before_run", None)
             if before is not None:
                 await before(context)
-        pending = None if session is None else load_pause(session)
         input_messages, decisions = split_decisions(context.messages)
         stored = input_messages
         if original is not None:

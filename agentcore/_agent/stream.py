@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from agentcore._sessions.turns import Turn
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
@@ -49,13 +50,24 @@ def stream_finalizer(
 
 
 class StreamRecord:
-    """A streaming run's stream, and the response it committed."""
+    """A streaming run's stream, the response it committed, and its session turn.
 
-    __slots__ = ("response", "stream")
+    The stream holds the record: when a stream left open is dropped, the record goes
+    with it and releases the session (the run's own ``finally`` may come much later,
+    when the event loop finalizes the abandoned generator, or never).
+    """
+
+    __slots__ = ("response", "stream", "turn")
 
     def __init__(self) -> None:
         self.stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] | None = None
         self.response: AgentResponse[Any] | None = None
+        self.turn: Turn | None = None
+
+    def __del__(self) -> None:
+        turn = self.turn
+        if turn is not None:
+            turn.release()
 
     def committed(self) -> AgentResponse[Any]:
         """The committed response (the stream's final value when read unchanged)."""

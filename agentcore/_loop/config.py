@@ -102,3 +102,16 @@ class FunctionInvocationConfiguration:
 
 
 DEFAULT_CONFIGURATION = FunctionInvocationConfiguration()
+
+
+def as_configuration(value: object, where: str) -> FunctionInvocationConfiguration:
+    """``value`` if it is a loop configuration; else a ``TypeError`` saying how to make one."""
+    if isinstance(value, FunctionInvocationConfiguration):
+        return value
+    # Shown before the isinstance below narrows ``value`` to a Mapping of unknowns.
+    shown = f"{type(value).__name__} {value!r}"
+    settings = "**settings" if isinstance(value, Mapping) else "..."
+    raise TypeError(
+        f"{where} must be a FunctionInvocationConfiguration, got {shown}; "
+        f"build one with FunctionInvocationConfiguration({settings})"
+    )

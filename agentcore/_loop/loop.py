@@ -16,13 +16,17 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
     FunctionInvocationConfiguration,
+    as_configuration,
     declared_only_names,
 )
+from agentcore._loop.fallback import final_answer, final_answer_updates
 from agentcore._loop.history_repair import place_results, repair_history
+from agentcore._loop.input import paused_in_messages
 from agentcore._loop.model_call import call_model, open_model_stream
 from agentcore._loop.pause import attach_requests, pause_for_input, resume
+from agentcore._loop.reported_errors import raise_reported_error
 from agentcore._loop.state import LoopState
-from agentcore._loop.tool_calls import Outcome, answer_text, run_batch
+from agentcore._loop.tool_calls import Outcome, answer_text, refuse_unknown_calls, run_batch
 from agentcore._replay import request_id
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import PausedRun, PendingRequest
@@ -38,7 +42,7 @@ from agentcore._types.contents import (
 from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore._types.usage import Usage
-from agentcore.middleware._pipeline import Pipelines
+from agentcore.middleware._pipeline import Pipelines, middleware_list
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
@@ -87,13 +91,15 @@ class ToolLoop:
             raise TypeError(
                 f"ToolLoop needs a chat client with a get_response method, got {client!r}"
             )
-        pipelines = Pipelines.build(middleware)
+        pipelines = Pipelines.build(middleware_list(middleware, "middleware"))
         if pipelines.agent:
             raise TypeError(
                 "agent middleware cannot run inside a ToolLoop; give it to an Agent instead"
             )
         self.client = client
-        self.config = config or DEFAULT_CONFIGURATION
+        self.config = (
+            DEFAULT_CONFIGURATION if config is None else as_configuration(config, "config")
+        )
         self.pipelines = pipelines
 
     @overload
@@ -124,14 +130,18 @@ class ToolLoop:
         opts = dict(options or {})
         if opts.get("tools"):
             opts["tools"] = normalize_tools(opts["tools"])
+        transcript, pending, decisions = paused_in_messages(messages)
         state = LoopState(
             client=self.client,
-            messages=messages,
+            messages=transcript,
             options=opts,
             stream=stream,
             run=RunContext(),
             pipelines=self.pipelines,
             config=self.config,
+            pending=pending,
+            decisions=decisions,
+            decline_pending=pending is not None and not decisions,
         )
         if stream:
             return open_stream(state)
@@ -208,13 +218,23 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
         if state.stream:
             stream = await open_model_stream(state, call_options)
             async with stream:
-                yield Delegate(stream)
-                response = await stream.get_final_response()
+                if final_call:
+                    kept: list[ChatResponseUpdate] = []
+                    async for update in final_answer_updates(stream, kept):
+                        yield update
+                    response = ChatResponse.from_updates(kept)
+                else:
+                    yield Delegate(stream)
+                    response = await stream.get_final_response()
         elif plain_calls:
             # No chat middleware, no observers: await the client directly.
             response = await state.client.get_response(state.transcript, options=call_options)
         else:
             response = await call_model(state, call_options)
+        if response.finish_reason == "error":
+            raise_reported_error(response)  # a failed call, never an answer
+        if final_call and not state.stream:
+            response = final_answer(response)
         iterations += 1
         state.responses.append(response)
         state.transcript.extend(response.messages)
@@ -242,6 +262,8 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
             else None
         )
         if waiting:
+            # Raised now, not on resume: a pause holding such a call could never end.
+            refuse_unknown_calls(state, calls)
             run_id = state.run.run_id
             approvals = [
                 FunctionApprovalRequestContent(c, request_id(run_id, c.call_id, "approval"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agentcore._loop.reported_errors import raise_reported_error
 from agentcore._loop.tool_calls import answer_text
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import TextContent
@@ -61,13 +62,16 @@ async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[
 
 async def _final_chat_call(context: ChatContext) -> None:
     if context.stream:
+        # An error event inside the stream is raised by the loop once the stream ends;
+        # retry middleware checks the first update itself (no cost per update here).
         context.result = context.client.get_response(
             context.messages, options=context.options, stream=True
         )
     else:
-        context.result = await context.client.get_response(
-            context.messages, options=context.options
-        )
+        # Raised inside the chat middleware, so that retry middleware sees it.
+        response = await context.client.get_response(context.messages, options=context.options)
+        raise_reported_error(response)
+        context.result = response
 
 
 async def open_model_stream(

@@ -107,6 +107,9 @@ def _match_decisions(
     return verdicts, answered
 
 
+_MOVED_ON = "The user moved on before this call ran; it was not run."
+
+
 def _declined_note(request: FunctionApprovalRequestContent | UserInputRequestContent) -> str:
     if isinstance(request, FunctionApprovalRequestContent):
         return "The user rejected this call. Reason: no decision was given"
@@ -126,12 +129,18 @@ async def resume(
     open_requests = [r for r in pending.requests if r.id not in answered]
     declined: dict[str, str] = {}
     unanswered: set[str] = set()
-    if open_requests and state.decline_pending:
-        # The caller moved on: what is still open is declined, so history stays valid.
+    if state.decline_pending:
+        # The caller moved on: nothing of the batch runs any more (whatever it holds,
+        # a new message always leads somewhere), and every call still open is
+        # declined, so history stays valid.
         declined = {r.function_call.call_id: _declined_note(r) for r in open_requests}
         unanswered = {
             r.function_call.call_id for r in open_requests if isinstance(r, UserInputRequestContent)
         }
+        done = {r.call_id for r in pending.completed}
+        for call in pending.calls:
+            if call.call_id not in declined and call.call_id not in done:
+                declined[call.call_id] = _MOVED_ON
         open_requests = []
     if open_requests:
         state.paused = PausedRun(
@@ -153,7 +162,10 @@ async def resume(
     completed = {r.call_id: r for r in pending.completed}
     to_run = [c for c in answered_calls if c.call_id not in declined and c.call_id not in completed]
     state.approved = frozenset(cid for cid, v in verdicts.items() if v.approved)
-    ran = dict(zip((c.call_id for c in to_run), await run_batch(state, to_run), strict=True))
+    # A tool that went away since the pause is an error result, not an exception that
+    # would end every answer to this pause the same way.
+    outcomes_run = await run_batch(state, to_run, refuse_unknown=False)
+    ran = dict(zip((c.call_id for c in to_run), outcomes_run, strict=True))
     outcomes: list[Outcome] = []
     for call in answered_calls:
         outcome = ran.get(call.call_id)

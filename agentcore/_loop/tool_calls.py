@@ -74,13 +74,13 @@ class Outcome:
         self.prompt = prompt
 
 
-async def run_batch(state: LoopState, calls: list[FunctionCallContent]) -> list[Outcome]:
-    if state.config.terminate_on_unknown_calls:
+async def run_batch(
+    state: LoopState, calls: list[FunctionCallContent], *, refuse_unknown: bool = True
+) -> list[Outcome]:
+    if refuse_unknown:
         # Raised before any call of the batch starts, and not wrapped in an
         # exception group by the task group below.
-        for call in calls:
-            if call.name not in state.function_tools:
-                raise UnknownToolError(call.name, list(state.function_tools))
+        refuse_unknown_calls(state, calls)
     if len(calls) <= 1:
         return [await invoke_call(state, calls[0])] if calls else []
     durable = state.run.durable
@@ -92,6 +92,15 @@ async def run_batch(state: LoopState, calls: list[FunctionCallContent]) -> list[
         [functools.partial(invoke_call, state, call) for call in calls],
         limit=state.config.max_concurrency,
     )
+
+
+def refuse_unknown_calls(state: LoopState, calls: list[FunctionCallContent]) -> None:
+    """Raise :class:`UnknownToolError` for the first call to a tool this run does not
+    have, under ``terminate_on_unknown_calls``."""
+    if state.config.terminate_on_unknown_calls:
+        for call in calls:
+            if call.name not in state.function_tools:
+                raise UnknownToolError(call.name, list(state.function_tools))
 
 
 def error_outcome(call: FunctionCallContent, message: str, kind: str) -> Outcome:

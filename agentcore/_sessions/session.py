@@ -13,6 +13,7 @@ from agentcore._types.contents import (
     FunctionResultContent,
     UserInputRequestContent,
 )
+from agentcore.errors import RunStateError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -103,10 +104,25 @@ def clear_pause(session: AgentSession) -> None:
 
 
 def load_pause(session: AgentSession) -> PausedRun | None:
-    """The session's paused run, or ``None``."""
+    """The session's paused run, or ``None``.
+
+    Raises :class:`~agentcore.errors.RunStateError` when what the session holds is
+    not a paused run (edited by hand, or written by something else).
+    """
     pending = session.state.get(PENDING_KEY)
     if not pending:
         return None
+    try:
+        return _paused_run(pending)
+    except Exception as exc:
+        raise RunStateError(
+            f"the paused run saved in this session (session.state[{PENDING_KEY!r}]) is "
+            f"corrupt: {type(exc).__name__}: {exc}. Restore it from a good copy of the "
+            f"session, or delete that key to give up the paused run"
+        ) from exc
+
+
+def _paused_run(pending: Any) -> PausedRun:
     from agentcore._types.contents import Content
     from agentcore.serialization import structure
 
@@ -127,4 +143,12 @@ def load_pause(session: AgentSession) -> PausedRun | None:
 def saved_locals(session: AgentSession) -> dict[str, Any] | None:
     """The run-local values of the session's paused run, or ``None``."""
     saved = session.state.get(LOCALS_KEY)
-    return None if saved is None else dict(saved)
+    if saved is None:
+        return None
+    if not isinstance(saved, dict):
+        raise RunStateError(
+            f"the run-local values saved in this session (session.state[{LOCALS_KEY!r}]) are "
+            f"corrupt: expected a JSON object, got {type(saved).__name__}. Restore them from "
+            f"a good copy of the session, or delete that key"
+        )
+    return dict(cast("dict[str, Any]", saved))

@@ -7,9 +7,16 @@ last run of a session.
 
 from __future__ import annotations
 
+import logging
+
 import anyio
 
-__all__ = ["SessionTurns"]
+__all__ = ["WAIT_WARNING_SECONDS", "SessionTurns", "Turn"]
+
+WAIT_WARNING_SECONDS = 5.0
+"""How long a run waits for its session's turn before a warning says why it waits."""
+
+_log = logging.getLogger("agentcore")
 
 
 class SessionTurns:
@@ -39,7 +46,18 @@ class SessionTurns:
         turn = anyio.Event()
         line.append(turn)
         try:
-            await turn.wait()
+            with anyio.move_on_after(WAIT_WARNING_SECONDS):
+                await turn.wait()
+            if not turn.is_set():
+                _log.warning(
+                    "a run of session %s is waiting: the session is still held by another "
+                    "run after %s s. If that is a streaming run, its stream is still open: "
+                    "read it to the end, close it (await stream.aclose(), or async with "
+                    "stream), or drop it",
+                    session_id,
+                    WAIT_WARNING_SECONDS,
+                )
+                await turn.wait()
         except BaseException:
             if turn.is_set():
                 self.leave(session_id)  # the turn was handed over: pass it on
@@ -62,3 +80,20 @@ class SessionTurns:
     def busy(self, session_id: str) -> bool:
         """Whether a run of this session is running now."""
         return session_id in self._lines
+
+
+class Turn:
+    """One run's turn on a session, released once: by the run when it ends, or when
+    the stream of a streaming run is dropped unread (whichever comes first)."""
+
+    __slots__ = ("_session_id", "_turns")
+
+    def __init__(self, turns: SessionTurns, session_id: str) -> None:
+        self._turns: SessionTurns | None = turns
+        self._session_id = session_id
+
+    def release(self) -> None:
+        """Hand the session to the next waiting run (once; later calls do nothing)."""
+        turns, self._turns = self._turns, None
+        if turns is not None:
+            turns.leave(self._session_id)

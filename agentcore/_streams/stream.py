@@ -213,6 +213,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         stream finishes. Either way this stream is taken over: consume the new one.
         """
         self._check_unused("map")
+        _refuse_async_transform(transform)
         stage = self._core.stages[self._depth]
         if finalizer is None:
             new_stage = Stage(transform, stage.finalizer, stage.hooks)
@@ -636,3 +637,17 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _refuse_async_transform(transform: Callable[..., Any]) -> None:
+    """Raise ``TypeError`` for a coroutine function: ``map`` calls its transform
+    once per update without awaiting (that keeps a mapped update free)."""
+    call = getattr(transform, "__call__", None)  # noqa: B004  # a callable object's own method
+    if inspect.iscoroutinefunction(transform) or inspect.iscoroutinefunction(call):
+        raise TypeError(
+            f"ResponseStream.map() takes a plain function, not the async function "
+            f"{getattr(transform, '__qualname__', transform)!r}: the transform is called "
+            "once per update and never awaited. Do the async work in an async generator "
+            "that reads this stream, and wrap it: ResponseStream(your_generator(stream), "
+            "finalizer=...)"
+        )

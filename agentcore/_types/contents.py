@@ -62,11 +62,19 @@ def _to_annotations(value: Iterable[Annotation]) -> tuple[Annotation, ...]:
     return tuple(value)
 
 
+def _must_be_text(_instance: object, _attribute: object, value: Any) -> None:
+    if type(value) is not str and not isinstance(value, str):
+        raise TypeError(
+            f"TextContent takes a str, got {type(value).__name__} {value!r}; "
+            "convert it first (str(value))"
+        )
+
+
 @attrs.frozen
 class TextContent:
     """Plain text from a user or a model."""
 
-    text: str
+    text: str = attrs.field(validator=_must_be_text)
     annotations: tuple[Annotation, ...] = attrs.field(default=(), converter=_to_annotations)
     type: Literal["text"] = attrs.field(default="text", init=False)
 

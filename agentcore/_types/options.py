@@ -91,7 +91,16 @@ def merge_options(*layers: Mapping[str, Any] | None) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for layer in layers:
         if layer:
+            _check_mapping(layer)
             for key, value in layer.items():
                 if value is not None:
                     merged[key] = value
     return merged
+
+
+def _check_mapping(layer: object) -> None:
+    if type(layer) is not dict and not isinstance(layer, Mapping):
+        raise TypeError(
+            f"chat options must be a mapping such as {{'temperature': 0.2}}, got "
+            f"{type(layer).__name__} {layer!r}"
+        )

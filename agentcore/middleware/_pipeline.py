@@ -215,6 +215,47 @@ def middleware_scope(middleware: object) -> Scope:
     return scope
 
 
+def middleware_list(value: object, where: str) -> tuple[object, ...]:
+    """``value`` as a tuple of middleware; a ``TypeError`` for one middleware not in
+    a list (or anything else that is not a list)."""
+    single = callable(value) or getattr(value, "process", None) is not None
+    if single or isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        name = getattr(value, "__name__", None) or type(value).__name__
+        raise TypeError(
+            f"{where} takes a list of middleware, got {value!r}; wrap it in a list: "
+            f"{where}=[{name}]"
+        )
+    return tuple(typing.cast("Iterable[object]", value))
+
+
+def _check_handler(middleware: object, handler: Handler, scope: Scope) -> None:
+    """Fail now, not at the first run, on a handler that cannot take ``(context,
+    call_next)`` or whose context type hint names another scope than its decorator."""
+    try:
+        signature = inspect.signature(handler)
+    except (TypeError, ValueError):
+        return  # nothing to check (a builtin)
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        raise TypeError(
+            f"middleware {middleware!r} needs a call_next parameter: its handler "
+            f"{getattr(handler, '__qualname__', handler)}{signature} must take "
+            "(context, call_next), and await call_next() to go on"
+        ) from None
+    try:
+        hinted = _scope_from_hints(handler)
+    except Exception:
+        return  # unresolvable hints: the decorator decides
+    if hinted is not None and hinted != scope:
+        context_type = next(t for t, s in _CONTEXT_SCOPES if s == hinted).__name__
+        raise TypeError(
+            f"middleware {middleware!r} is marked as {scope} middleware, but its context "
+            f"parameter is typed {context_type} ({hinted} middleware); drop the decorator "
+            "or fix the type hint"
+        )
+
+
 class Pipelines:
     """The handlers of each scope, in order (first = outermost)."""
 
@@ -235,7 +276,10 @@ class Pipelines:
         """Sort a mixed list into scopes, keeping order within each."""
         scopes: dict[Scope, list[Handler]] = {"agent": [], "chat": [], "function": []}
         for item in middleware:
-            scopes[middleware_scope(item)].append(_handler_of(item))
+            scope = middleware_scope(item)
+            handler = _handler_of(item)
+            _check_handler(item, handler, scope)
+            scopes[scope].append(handler)
         return cls(tuple(scopes["agent"]), tuple(scopes["chat"]), tuple(scopes["function"]))
 
     def then(self, inner: Pipelines) -> Pipelines:
@@ -259,7 +303,11 @@ class PipelineCache:
         self._size = size
 
     def get(self, base: Pipelines, middleware: Sequence[object]) -> Pipelines:
-        key = tuple(map(id, middleware))
+        try:
+            key = tuple(map(id, middleware))
+        except TypeError:
+            middleware_list(middleware, "middleware")  # says what was wrong
+            raise
         entry = self._entries.get(key)
         if entry is not None:
             self._entries.move_to_end(key)

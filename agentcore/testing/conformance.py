@@ -17,8 +17,14 @@ pytest collects the inherited tests: protocol conformance; a text answer; one an
 several tool calls; streamed arguments; stream fold equals the non-streamed
 response; usage present and equal in both modes; finish reasons, response ids
 and models; error mapping to the taxonomy; cancellation closes the stream; the
-history an agent sends stays valid. Tests run streaming and non-streaming, on
+history an agent sends stays valid; and what the adapter *sends*: instructions,
+tools and their schemas, ``tool_choice``, ``response_format``, tool results and
+reasoning handed back, read from the recorded request through the harness's
+:meth:`~ConformanceHarness.sent_request`. Tests run streaming and non-streaming, on
 asyncio and trio. ``docs/provider-guide.md`` walks through a harness.
+
+The checks of what an adapter sends are also plain functions (``check_sends_*``),
+so an author can run one on its own.
 
 This module imports pytest; import it only from tests.
 """
@@ -26,14 +32,19 @@ This module imports pytest; import it only from tests.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
 import attrs
 import pytest
 
-from agentcore._types.contents import FunctionCallContent, FunctionResultContent, TextContent
+from agentcore._types.contents import (
+    FunctionCallContent,
+    FunctionResultContent,
+    ReasoningContent,
+    TextContent,
+)
 from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore._types.usage import Usage
@@ -53,6 +64,11 @@ __all__ = [
     "ConformanceHarness",
     "ErrorKind",
     "Scenario",
+    "SentRequest",
+    "check_sends_reasoning_back",
+    "check_sends_request_options",
+    "check_sends_response_format",
+    "check_sends_tool_results",
     "scenario_names",
     "standard_scenarios",
 ]
@@ -96,6 +112,29 @@ class Scenario:
     chunks: int = 0
 
 
+@attrs.frozen
+class SentRequest:
+    """What an adapter put in one request, read back from the recorded wire body by the
+    harness and written in the kit's terms.
+
+    ``instructions``: the system prompt or instructions text as sent (parts joined),
+    ``None`` when there was none. ``tools``: each function tool's name and the JSON
+    schema of its parameters. ``tool_choice``: ``"auto"``, ``"none"``, ``"required"``,
+    or the name of the one function the request forces; ``None`` when not sent.
+    ``response_format``: the JSON schema of the structured output asked for.
+    ``function_results``: each function result sent, by call id, as the text the wire
+    carried. ``reasoning``: the opaque reasoning payloads sent back (a signature,
+    encrypted content), or ``None`` when the API takes no reasoning back at all.
+    """
+
+    instructions: str | None = None
+    tools: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict[str, Mapping[str, Any]])
+    tool_choice: str | None = None
+    response_format: Mapping[str, Any] | None = None
+    function_results: Mapping[str, str] = attrs.field(factory=dict[str, str])
+    reasoning: tuple[str, ...] | None = ()
+
+
 @runtime_checkable
 class ConformanceHarness(Protocol):
     """What a provider author implements to run the kit against an adapter.
@@ -129,6 +168,11 @@ class ConformanceHarness(Protocol):
     def sent_call_ids(self, request_index: int) -> tuple[set[str], set[str]]:
         """The call ids of the function calls and of the function results that the
         adapter sent in request number ``request_index`` (from 0) of this test."""
+        ...
+
+    def sent_request(self, request_index: int) -> SentRequest:
+        """What the adapter sent in request number ``request_index`` (from 0) of this
+        test, read from the body the server recorded (see :class:`SentRequest`)."""
         ...
 
 
@@ -209,6 +253,21 @@ def standard_scenarios() -> dict[str, Scenario]:
                 usage=usage,
             ),
         ),
+        "reasoning": Scenario(
+            "reasoning",
+            ChatResponse(
+                messages=(
+                    _assistant(
+                        ReasoningContent("Paris first.", protected_data=REASONING_PAYLOAD),
+                        TextContent("Done thinking."),
+                    ),
+                ),
+                response_id="resp_reasoning",
+                model="conformance-model",
+                finish_reason="stop",
+                usage=usage,
+            ),
+        ),
         "long_stream": Scenario(
             "long_stream",
             ChatResponse(
@@ -221,6 +280,18 @@ def standard_scenarios() -> dict[str, Scenario]:
             chunks=400,
         ),
     }
+
+
+REASONING_PAYLOAD = "opaque-reasoning-payload-1"
+"""The ``protected_data`` of the ``reasoning`` scenario's reasoning: it must come back."""
+
+INSTRUCTIONS = "Answer in French, in one sentence."
+CITY_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "celsius": {"type": "number"}},
+    "required": ["city", "celsius"],
+    "additionalProperties": False,
+}
 
 
 async def _ask(
@@ -362,6 +433,30 @@ class ChatClientConformance:
 
     @pytest.mark.anyio
     @pytest.mark.parametrize("stream", STREAM_MODES)
+    async def test_sends_instructions_tools_and_tool_choice(
+        self, harness: ConformanceHarness, stream: bool
+    ) -> None:
+        await check_sends_request_options(harness, stream=stream)
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("stream", STREAM_MODES)
+    async def test_sends_the_response_format(
+        self, harness: ConformanceHarness, stream: bool
+    ) -> None:
+        await check_sends_response_format(harness, stream=stream)
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("stream", STREAM_MODES)
+    async def test_sends_tool_results(self, harness: ConformanceHarness, stream: bool) -> None:
+        await check_sends_tool_results(harness, stream=stream)
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("stream", STREAM_MODES)
+    async def test_sends_reasoning_back(self, harness: ConformanceHarness, stream: bool) -> None:
+        await check_sends_reasoning_back(harness, stream=stream)
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("stream", STREAM_MODES)
     async def test_an_agent_sends_a_valid_history_after_a_tool_round(
         self, harness: ConformanceHarness, stream: bool
     ) -> None:
@@ -388,6 +483,92 @@ class ChatClientConformance:
         calls, answered = harness.sent_call_ids(1)
         assert calls == {"call_a"}, f"the second request should repeat the call, sent {calls}"
         assert answered == calls, f"every call needs its result; sent results for {answered}"
+
+
+async def _send(
+    harness: ConformanceHarness,
+    stream: bool,
+    messages: Sequence[Message],
+    options: Mapping[str, Any],
+) -> ChatResponse[Any]:
+    client = harness.client()
+    if not stream:
+        return await client.get_response(messages, options=options)
+    response_stream = client.get_response(messages, options=options, stream=True)
+    return await response_stream.get_final_response()
+
+
+def _weather_tool() -> Any:
+    from agentcore.tools import tool
+
+    @tool
+    def get_weather(city: str, days: int = 1) -> str:
+        """Weather for a city."""
+        return f"sunny in {city}"
+
+    return get_weather
+
+
+async def check_sends_request_options(harness: ConformanceHarness, *, stream: bool) -> None:
+    """Instructions, a function tool with its schema and a forced ``tool_choice`` reach
+    the request the server records."""
+    harness.serve(standard_scenarios()["text"], stream=stream)
+    options = {
+        "instructions": INSTRUCTIONS,
+        "tools": [_weather_tool()],
+        "tool_choice": {"mode": "required", "required_function_name": "get_weather"},
+    }
+    await _send(harness, stream, [Message("user", "weather?")], options)
+    sent = harness.sent_request(0)
+    assert sent.instructions is not None, "the adapter sent no instructions"
+    assert INSTRUCTIONS in sent.instructions, f"instructions sent: {sent.instructions!r}"
+    assert set(sent.tools) == {"get_weather"}, f"tools sent: {sorted(sent.tools)}"
+    properties = sent.tools["get_weather"].get("properties")
+    assert isinstance(properties, Mapping), "the tool's schema has no properties"
+    assert set(properties) == {"city", "days"}, f"the tool's schema lost fields: {properties}"  # pyright: ignore[reportUnknownArgumentType]  # a JSON schema
+    assert sent.tool_choice == "get_weather", f"tool_choice sent: {sent.tool_choice!r}"
+
+
+async def check_sends_response_format(harness: ConformanceHarness, *, stream: bool) -> None:
+    """``response_format`` reaches the request as the JSON schema asked for."""
+    harness.serve(standard_scenarios()["text"], stream=stream)
+    await _send(harness, stream, [Message("user", "weather?")], {"response_format": CITY_SCHEMA})
+    schema = harness.sent_request(0).response_format
+    assert schema is not None, "the adapter sent no response format"
+    properties = schema.get("properties")
+    assert isinstance(properties, Mapping), f"the schema sent has no properties: {schema}"
+    assert set(properties) == {"city", "celsius"}, f"schema sent: {schema}"  # pyright: ignore[reportUnknownArgumentType]  # a JSON schema
+
+
+async def check_sends_tool_results(harness: ConformanceHarness, *, stream: bool) -> None:
+    """After an agent's tool round, the next request carries the call and its result."""
+    from agentcore._agent.agent import Agent
+
+    scenarios = standard_scenarios()
+    harness.serve(scenarios["one_call"], stream=stream)
+    harness.serve(scenarios["after_tool"], stream=stream)
+    agent = Agent(harness.client(), "Answer briefly.", tools=[_weather_tool()])
+    if stream:
+        await agent.run("weather?", stream=True).get_final_response()
+    else:
+        await agent.run("weather?")
+    results = harness.sent_request(1).function_results
+    assert dict(results) == {"call_a": "sunny in Paris"}, f"results sent: {dict(results)}"
+
+
+async def check_sends_reasoning_back(harness: ConformanceHarness, *, stream: bool) -> None:
+    """Reasoning the service returned goes back with the history on the next turn (the
+    check passes when the harness reports an API that takes no reasoning back)."""
+    scenarios = standard_scenarios()
+    harness.serve(scenarios["reasoning"], stream=stream)
+    harness.serve(scenarios["text"], stream=stream)
+    first = await _send(harness, stream, [Message("user", "think")], {})
+    history = [Message("user", "think"), *first.messages, Message("user", "and now?")]
+    await _send(harness, stream, history, {})
+    reasoning = harness.sent_request(1).reasoning
+    if reasoning is None:
+        return
+    assert REASONING_PAYLOAD in reasoning, f"reasoning sent back: {reasoning}"
 
 
 def scenario_names(scenarios: Sequence[Scenario]) -> list[str]:

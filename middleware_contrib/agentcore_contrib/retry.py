@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio
 
-from agentcore import ChatContext, ChatResponse, ChatResponseUpdate, ResponseStream
-from agentcore.errors import ChatClientError
+from agentcore import ChatContext, ChatResponse, ChatResponseUpdate, ErrorContent, ResponseStream
+from agentcore.errors import ChatClientError, stream_error
 from agentcore.middleware import CallNext
 
 __all__ = ["Retry", "restart_before_first_update"]
@@ -40,6 +40,9 @@ class _Restarting:
             updates = self.stream.__aiter__()
             try:
                 first = await anext(updates)
+                reported = _reported_error(first)
+                if reported is not None:
+                    raise reported  # an error event before anything was delivered
             except StopAsyncIteration:
                 return
             except ChatClientError as error:
@@ -62,6 +65,21 @@ class _Restarting:
     async def final(self) -> ChatResponse[Any]:
         # Read unchanged to the end: the final value of the stream that answered.
         return await self.stream.get_final_response()
+
+
+def _reported_error(update: ChatResponseUpdate) -> ChatClientError | None:
+    """The error an update reports (a service's in-stream error event), or ``None``.
+
+    Adapters put the :class:`~agentcore.ErrorContent` first in that update, with
+    ``finish_reason="error"``; a replayed response may carry the two apart.
+    """
+    contents = update.contents
+    if update.finish_reason != "error" and not (contents and isinstance(contents[0], ErrorContent)):
+        return None
+    found = next((c for c in contents if isinstance(c, ErrorContent)), None)
+    if found is None:
+        return ChatClientError("the model call ended with finish_reason 'error'")
+    return stream_error(found.message, code=found.code)
 
 
 def restart_before_first_update(stream: ChatStream, restart: Restart) -> ChatStream:

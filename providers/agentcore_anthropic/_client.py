@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, ClassVar, Literal, NoReturn, cast, overload
 
 import anthropic
+import httpx2
+from typing_extensions import Self
 
 from agentcore import (
     ChatResponse,
@@ -17,7 +20,19 @@ from agentcore import (
     ResponseStream,
     WebSearchTool,
 )
-from agentcore_anthropic._errors import map_error, rate_limit_headers
+from agentcore.adapters import (
+    DEFAULT_MAX_EVENT_SIZE,
+    DEFAULT_READ_TIMEOUT,
+    own_client,
+    response_update,
+)
+from agentcore_anthropic._errors import (
+    READ_ERRORS,
+    body_error,
+    malformed,
+    map_error,
+    rate_limit_headers,
+)
 from agentcore_anthropic._options import (
     CODE_EXECUTION_TOOL_TYPE,
     DEFAULT_MAX_TOKENS,
@@ -29,7 +44,32 @@ from agentcore_anthropic._request import AnthropicRequest, build_request
 from agentcore_anthropic._response import parse_message
 from agentcore_anthropic._stream import StreamParser, iterate_response
 
+_CONNECT_TIMEOUT = 5.0
+
 __all__ = ["AnthropicChatClient"]
+
+
+def _close(client: anthropic.AsyncAnthropic) -> Any:
+    return client.close()
+
+
+def _message(content: bytes, rate_limit: Mapping[str, str] | None) -> ChatResponse[Any]:
+    """A whole ``message`` body as a response; a malformed one is a typed error."""
+    try:
+        data = json.loads(content)
+    except ValueError as exc:
+        excerpt = content[:200].decode("utf-8", "replace")
+        raise malformed("message body", f"not JSON ({exc}): {excerpt!r}") from exc
+    if not isinstance(data, dict):
+        raise malformed("message body", f"a JSON {type(data).__name__} where an object belongs")
+    body = cast("dict[str, Any]", data)
+    error = body.get("error")
+    if body.get("type") == "error" and isinstance(error, Mapping):
+        raise body_error(cast("Mapping[str, Any]", error))
+    try:
+        return parse_message(body, rate_limit)
+    except READ_ERRORS as exc:
+        raise malformed("message body", repr(exc)) from exc
 
 
 def _raise_mapped(exc: BaseException) -> NoReturn:
@@ -47,6 +87,11 @@ class AnthropicChatClient:
     ``ANTHROPIC_API_KEY`` environment variable). A client built here has
     ``max_retries=0``: retrying is the job of agentcore's retry middleware.
     ``max_tokens`` is sent when the options do not set it (the API requires it).
+
+    ``read_timeout`` is how many seconds to wait for the next bytes of an answer
+    (default :data:`~agentcore.adapters.DEFAULT_READ_TIMEOUT`, or a given client's own
+    timeout); ``max_event_size`` bounds one streamed event, in bytes. ``async with``
+    or :meth:`aclose` closes a client built here, never a given one.
     """
 
     provider: ClassVar[str] = PROVIDER
@@ -60,24 +105,53 @@ class AnthropicChatClient:
         base_url: str | None = None,
         client: anthropic.AsyncAnthropic | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        read_timeout: float | None = None,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
     ) -> None:
         if not model:
             raise ValueError("AnthropicChatClient needs a model name, e.g. 'claude-sonnet-4-6'")
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be a positive number of tokens, got {max_tokens}")
-        if client is not None and (api_key is not None or base_url is not None):
+        if read_timeout is not None and not read_timeout > 0:
             raise ValueError(
-                "pass either client= or api_key=/base_url= to AnthropicChatClient, not both: "
-                "a ready SDK client already has its key and URL"
+                "AnthropicChatClient: read_timeout must be a positive number of seconds"
             )
         self.model = model
         self.max_tokens = max_tokens
-        if client is None:
+        self.max_event_size = max_event_size
+        idle = DEFAULT_READ_TIMEOUT if read_timeout is None else read_timeout
+        timeout = httpx2.Timeout(idle, connect=_CONNECT_TIMEOUT)
+
+        def build() -> anthropic.AsyncAnthropic:
             try:
-                client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0)
+                return anthropic.AsyncAnthropic(
+                    api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
+                )
             except anthropic.CredentialsError as exc:
                 _raise_mapped(exc)
-        self.client = client
+
+        self._owned = own_client(
+            "AnthropicChatClient",
+            client,
+            build,
+            close=_close,
+            settings={"api_key": api_key, "base_url": base_url},
+        )
+        # Per request too, so that a given client honours an explicit read_timeout.
+        self._request_options: dict[str, Any] = (
+            {"timeout": timeout} if read_timeout is not None else {}
+        )
+        self.client = self._owned.client
+
+    async def aclose(self) -> None:
+        """Close the SDK client if this adapter created it (a given one stays open)."""
+        await self._owned.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     def __repr__(self) -> str:
         return f"AnthropicChatClient(model={self.model!r})"
@@ -125,23 +199,30 @@ class AnthropicChatClient:
     async def _respond(self, request: AnthropicRequest) -> ChatResponse[Any]:
         try:
             raw = await self.client.messages.with_raw_response.create(
-                **request.create_kwargs(), stream=False
+                **request.create_kwargs(), stream=False, **self._request_options
             )
-            data = await raw.json()
+            content = await raw.http_response.aread()
         except Exception as exc:
             _raise_mapped(exc)
-        return parse_message(cast("Mapping[str, Any]", data), rate_limit_headers(raw.headers))
+        return _message(content, rate_limit_headers(raw.headers))
 
     async def _stream(self, request: AnthropicRequest) -> AsyncIterator[ChatResponseUpdate]:
         try:
             raw = await self.client.messages.with_raw_response.create(
-                **request.create_kwargs(), stream=True
+                **request.create_kwargs(), stream=True, **self._request_options
             )
         except Exception as exc:
             _raise_mapped(exc)
-        parser = StreamParser(rate_limit_headers(raw.headers))
+        rate_limit = rate_limit_headers(raw.headers)
+        response = raw.http_response
         try:
-            async with aclosing(iterate_response(raw.http_response, parser)) as updates:
+            if "json" in response.headers.get("content-type", ""):
+                # A server that ignored "stream": the whole message, read as what it is.
+                yield response_update(_message(await response.aread(), rate_limit))
+                return
+            parser = StreamParser(rate_limit)
+            updates = iterate_response(response, parser, max_event_size=self.max_event_size)
+            async with aclosing(updates):
                 async for update in updates:
                     yield update
         except Exception as exc:
@@ -157,10 +238,15 @@ class AnthropicChatClient:
         """
         request = self._request(messages, cast("Mapping[str, Any] | None", options))
         try:
-            counted = await self.client.messages.count_tokens(**request.count_tokens_kwargs())
+            counted = await self.client.messages.count_tokens(
+                **request.count_tokens_kwargs(), **self._request_options
+            )
         except Exception as exc:
             _raise_mapped(exc)
-        return counted.input_tokens
+        tokens = getattr(counted, "input_tokens", None)
+        if isinstance(tokens, bool) or not isinstance(tokens, int):
+            raise malformed("token count", f"input_tokens is {tokens!r}, not a number")
+        return tokens
 
     # -- hosted tools ------------------------------------------------------------------
 

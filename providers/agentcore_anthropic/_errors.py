@@ -9,8 +9,12 @@
         400 "prompt is too long" / context window       ContextLengthExceededError
         400, 413 request_too_large, 422, other 4xx      InvalidRequestError
         5xx incl. 529 overloaded_error, 408, 409        TransientError
-    timeouts, connection and transport failures,
-    bodies or events that are not JSON              -> TransientError
+    timeouts (no bytes within the read timeout),
+    connection and transport failures               -> TransientError
+    bodies or events that are not JSON, lack a
+    field or have one of the wrong type, events
+    past max_event_size                             -> MalformedResponseError
+    an error body sent with a success status        -> by its type, as error_for_status
     missing credentials                             -> AuthenticationError
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 import anthropic
 import httpx2
@@ -25,12 +30,47 @@ import httpx2
 from agentcore.errors import (
     AuthenticationError,
     ChatClientError,
+    MalformedResponseError,
     TransientError,
     error_for_status,
 )
 from agentcore_anthropic._options import PROVIDER
 
-__all__ = ["map_error", "rate_limit_headers"]
+__all__ = ["READ_ERRORS", "body_error", "malformed", "map_error", "rate_limit_headers"]
+
+READ_ERRORS = (KeyError, AttributeError, TypeError, ValueError, IndexError, LookupError)
+"""What reading a body or event of the wrong shape raises."""
+
+# The status each of the API's error types comes with, for one sent with a 200.
+_ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+
+
+def malformed(what: str, problem: object) -> MalformedResponseError:
+    """The error for a body or event the adapter cannot read: what it was, what was wrong."""
+    return MalformedResponseError(
+        f"Anthropic sent a malformed {what}: {problem}", provider=PROVIDER
+    )
+
+
+def body_error(error: Mapping[str, Any]) -> ChatClientError:
+    """The error for an ``{"type": "error", "error": {...}}`` body sent with a success
+    status: mapped as if it had come with the status its ``type`` goes with."""
+    kind = str(error.get("type") or "")
+    message = f"Anthropic API error ({kind or 'unknown'}): {error.get('message') or dict(error)}"
+    status = _ERROR_TYPE_STATUS.get(kind)
+    if status is None:
+        return ChatClientError(message, provider=PROVIDER)
+    return error_for_status(status, message, provider=PROVIDER)
+
 
 _RATE_LIMIT_HEADERS = {
     "anthropic-ratelimit-requests-remaining": "remaining_requests",
@@ -70,8 +110,13 @@ def map_error(exc: BaseException) -> BaseException:
     if isinstance(exc, anthropic.APIConnectionError):
         return TransientError(f"could not reach the Anthropic API: {exc}", provider=PROVIDER)
     if isinstance(exc, json.JSONDecodeError):
+        return malformed("body", f"not JSON ({exc})")
+    if isinstance(exc, MalformedResponseError) and exc.provider is None:
+        return malformed("stream", exc.message)  # from agentcore.sse: an event too large
+    if isinstance(exc, httpx2.TimeoutException):
         return TransientError(
-            f"the Anthropic API sent a body that is not JSON: {exc}", provider=PROVIDER
+            "the Anthropic stream timed out: no bytes arrived within the read timeout",
+            provider=PROVIDER,
         )
     if isinstance(exc, httpx2.TransportError):
         return TransientError(

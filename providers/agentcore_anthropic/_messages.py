@@ -3,12 +3,15 @@
 Rules (also in docs/providers/anthropic.md):
 
 - ``system`` messages are lifted out of the conversation into the top-level
-  ``system`` blocks, after the run's instructions, in order;
+  ``system`` prompt, after the run's instructions, in order, as one string (parts
+  joined by blank lines);
 - ``tool`` messages become ``user`` turns of ``tool_result`` blocks;
 - adjacent turns of the same role are merged, since the API wants user and
   assistant turns to alternate, and a user turn's tool results go first;
+- a user turn that is one plain text goes as a string, as every server takes it;
 - reasoning and hosted-tool contents go back only when they came from this
-  provider; error and usage contents are metadata and are not sent.
+  provider (blocks the adapter does not model among them); error and usage
+  contents are metadata and are not sent.
 """
 
 from __future__ import annotations
@@ -46,17 +49,15 @@ _ADAPTER = "AnthropicChatClient"
 
 def convert_messages(
     messages: Sequence[Message], instructions: str | None
-) -> tuple[list[Block], list[dict[str, Any]]]:
-    """The ``system`` text blocks and the alternating ``messages`` of a request."""
-    system: list[Block] = []
-    if instructions:
-        system.append({"type": "text", "text": instructions})
+) -> tuple[str, list[dict[str, Any]]]:
+    """The ``system`` prompt (``""`` for none) and the alternating ``messages``."""
+    system: list[str] = [instructions] if instructions else []
     turns: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "system":
             text = _system_text(message)
             if text:
-                system.append({"type": "text", "text": text})
+                system.append(text)
             continue
         role: WireRole = "assistant" if message.role == "assistant" else "user"
         blocks = [b for c in message.contents for b in _blocks(c, role)]
@@ -70,7 +71,10 @@ def convert_messages(
         if turn["role"] == "user":
             # The API wants a turn's tool results before anything else in it (stable).
             turn["content"].sort(key=_not_a_tool_result)
-    return system, turns
+            content = turn["content"]
+            if len(content) == 1 and content[0].keys() == {"type", "text"}:
+                turn["content"] = content[0]["text"]  # plain text: a string, not blocks
+    return "\n\n".join(system), turns
 
 
 def _not_a_tool_result(block: Block) -> bool:

@@ -35,6 +35,7 @@ __all__ = [
     "hosted_call",
     "obj",
     "parse_message",
+    "preserved",
     "response_properties",
     "text_content",
     "usage_from",
@@ -178,8 +179,24 @@ def block_contents(block: Json, index: int) -> list[Content]:
                 raw=block,
             )
         ]
-    # Other blocks (container uploads, future types) carry nothing agentcore models.
-    return []
+    if kind == "text" or not isinstance(kind, str):
+        return []  # empty text; a block without a type is no block
+    return [preserved(block)]
+
+
+def preserved(block: Json) -> HostedToolResultContent:
+    """A block the adapter does not model (compaction, container upload, a type newer
+    than this adapter), kept whole in ``raw`` so that it goes back on the next turn.
+
+    ``tool_type`` is the block's ``type``; ``call_id`` its ``id`` (or ``tool_use_id``)
+    when it has one.
+    """
+    return HostedToolResultContent(
+        call_id=str(block.get("id") or block.get("tool_use_id") or ""),
+        tool_type=str(block.get("type")),
+        provider=PROVIDER,
+        raw=block,
+    )
 
 
 def response_properties(

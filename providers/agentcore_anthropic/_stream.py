@@ -3,7 +3,10 @@
 Text, thinking and function-call arguments are passed on as they arrive.
 Blocks that only make sense whole (hosted tool calls, whose input streams as
 JSON pieces, and text that carries citations) are passed on when they stop, so
-the fold of the updates equals the non-streamed response.
+the fold of the updates equals the non-streamed response. Blocks the adapter does
+not model are kept whole (their deltas joined onto them) and passed on when they
+stop. A stream that ends before ``message_stop`` is a
+:class:`~agentcore.errors.TransientError`, never a complete answer.
 """
 
 from __future__ import annotations
@@ -25,7 +28,10 @@ from agentcore import (
     TextContent,
     UsageContent,
 )
+from agentcore.adapters import DEFAULT_MAX_EVENT_SIZE
+from agentcore.errors import TransientError
 from agentcore.sse import SseEvent, close_body, server_sent_events
+from agentcore_anthropic._errors import READ_ERRORS, malformed
 from agentcore_anthropic._options import PROVIDER, THINKING_ID
 from agentcore_anthropic._response import (
     annotation,
@@ -34,6 +40,7 @@ from agentcore_anthropic._response import (
     finish_reason,
     hosted_call,
     obj,
+    preserved,
     response_properties,
     text_content,
     usage_from,
@@ -101,11 +108,14 @@ class StreamParser:
             return [contents]
         return [self._update(contents)] if contents else []
 
-    def close(self) -> list[ChatResponseUpdate]:
-        """The closing update of a stream that ended without ``message_stop``."""
-        if self.done or not self._started:
-            return []
-        return [self._final()]
+    def close(self) -> None:
+        """Check the stream ended properly: one that ended before ``message_stop`` (or an
+        ``error`` event) lost part of its answer, a :class:`TransientError`."""
+        if not self.done:
+            raise TransientError(
+                "the Anthropic stream ended without message_stop: the answer is incomplete",
+                provider=PROVIDER,
+            )
 
     def _final(self) -> ChatResponseUpdate:
         self.done = True
@@ -134,11 +144,9 @@ class StreamParser:
         index = int(data["index"])
         block = dict(data["content_block"])
         kind = block.get("type")
-        if kind in ("text", "thinking", "tool_use", "server_tool_use", "mcp_tool_use"):
-            state = self._open[index] = _OpenBlock(block, index)
-        else:
-            # Results and redacted thinking arrive whole.
-            return block_contents(block, index)
+        if kind == "redacted_thinking" or (isinstance(kind, str) and kind.endswith("_result")):
+            return block_contents(block, index)  # results and redacted thinking arrive whole
+        state = self._open[index] = _OpenBlock(block, index)
         if kind == "text":
             if block.get("citations"):
                 state.cited = True
@@ -172,6 +180,8 @@ class StreamParser:
             return []
         delta = data["delta"]
         kind = delta.get("type")
+        if state.block.get("type") not in _MODELLED:
+            return self._unmodelled_delta(state, delta)
         if kind == "text_delta":
             return self._text(state, str(delta.get("text", "")))
         if kind == "citations_delta":
@@ -193,6 +203,18 @@ class StreamParser:
                 return [FunctionCallContent(call_id, "", piece, index=state.index)]
         return []
 
+    def _unmodelled_delta(self, state: _OpenBlock, delta: Json) -> list[Content]:
+        """A delta of a block the adapter does not model (``compaction_delta``, ...): JSON
+        input pieces are gathered, other text fields joined onto the block's fields of the
+        same name; the block is passed on whole when it stops."""
+        if delta.get("type") == "input_json_delta":
+            state.json_parts.append(str(delta.get("partial_json", "")))
+            return []
+        for key, value in delta.items():
+            if key != "type" and isinstance(value, str):
+                state.block[key] = str(state.block.get(key) or "") + value
+        return []
+
     def _block_stop(self, data: Json) -> list[Content]:
         state = self._open.pop(int(data["index"]), None)
         if state is None:
@@ -206,8 +228,19 @@ class StreamParser:
             return [FunctionCallContent(str(block["id"]), "", arguments, index=state.index)]
         if kind in ("server_tool_use", "mcp_tool_use"):
             if state.json_parts:
-                block["input"] = json.loads("".join(state.json_parts))
+                try:
+                    block["input"] = json.loads("".join(state.json_parts))
+                except ValueError:
+                    # Input cut off (by max_tokens): a partial call, kept with no arguments.
+                    block["input"] = {}
             return [hosted_call(block)]
+        if kind not in _MODELLED:
+            if state.json_parts:
+                try:
+                    block["input"] = json.loads("".join(state.json_parts))
+                except ValueError:
+                    block["input"] = {}
+            return [preserved(block)]
         return []
 
     def _message_delta(self, data: Json) -> None:
@@ -236,6 +269,9 @@ class StreamParser:
         )
 
 
+_MODELLED = frozenset({"text", "thinking", "tool_use", "server_tool_use", "mcp_tool_use"})
+"""Block types read piece by piece; others are kept whole (see :func:`preserved`)."""
+
 _Handler = Callable[[StreamParser, Json], "list[Content] | ChatResponseUpdate | None"]
 _HANDLERS: dict[str, _Handler] = {
     "message_start": StreamParser._message_start,
@@ -249,7 +285,10 @@ _HANDLERS: dict[str, _Handler] = {
 
 
 async def iterate_response(
-    response: httpx2.Response, parser: StreamParser
+    response: httpx2.Response,
+    parser: StreamParser,
+    *,
+    max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
 ) -> AsyncGenerator[ChatResponseUpdate, None]:
     """Read ``response``'s events and feed them to ``parser``.
 
@@ -257,15 +296,15 @@ async def iterate_response(
     skipped. After ``message_stop`` (or an ``error`` event) the rest of the body
     is read and dropped: a body read to its end leaves no transport generator
     suspended. Closing the generator early closes the response (and the
-    connection) at once.
+    connection) at once. An event that is not JSON, lacks a field or has one of
+    the wrong type is a :class:`~agentcore.errors.MalformedResponseError` naming it.
     """
     chunks = response.aiter_bytes()
     try:
-        async for sse in server_sent_events(chunks):
+        async for sse in server_sent_events(chunks, max_event_size=max_event_size):
             for update in _feed(parser, sse):
                 yield update
-        for update in parser.close():
-            yield update
+        parser.close()
     finally:
         await close_body(response.aclose, chunks)  # the connection, then the generators
 
@@ -273,4 +312,14 @@ async def iterate_response(
 def _feed(parser: StreamParser, sse: SseEvent) -> list[ChatResponseUpdate]:
     if parser.done or sse.event is None or sse.event == "ping" or not sse.data:
         return []
-    return parser.feed(sse.event, json.loads(sse.data))
+    excerpt = sse.data if len(sse.data) <= 200 else sse.data[:200] + "..."
+    try:
+        data = json.loads(sse.data)
+    except ValueError as exc:
+        raise malformed(f"{sse.event} event", f"not JSON ({exc}): {excerpt!r}") from exc
+    if not isinstance(data, dict):
+        raise malformed(f"{sse.event} event", f"a JSON {type(data).__name__}: {excerpt!r}")
+    try:
+        return parser.feed(sse.event, data)  # pyright: ignore[reportUnknownArgumentType]  # wire JSON
+    except READ_ERRORS as exc:
+        raise malformed(f"{sse.event} event", f"{exc!r} in {excerpt!r}") from exc

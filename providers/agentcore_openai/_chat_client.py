@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast, overload
+from typing import Any, Literal, cast, overload
 
 import openai
-from openai.types.chat import ChatCompletionChunk
-from typing_extensions import TypeVar
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from typing_extensions import Self, TypeVar
 
 from agentcore import ChatOptions, ChatResponse, ChatResponseUpdate, Message, ResponseStream
+from agentcore.adapters import DEFAULT_MAX_EVENT_SIZE, response_update
+from agentcore.errors import TransientError
 from agentcore_openai._chat_parse import ChunkReader, parse_completion
 from agentcore_openai._chat_request import build_chat_request
-from agentcore_openai._errors import map_error, rate_limit_info
-from agentcore_openai._sdk import build_client
-from agentcore_openai._sse import drain, server_sent_events
-
-if TYPE_CHECKING:
-    from openai._legacy_response import LegacyAPIResponse
-    from openai.types.chat import ChatCompletion
+from agentcore_openai._errors import PROVIDER, body_error, map_error, rate_limit_info
+from agentcore_openai._sdk import open_client, request_options
+from agentcore_openai._sse import (
+    READ_ERRORS,
+    drain,
+    is_json,
+    json_object,
+    malformed,
+    read_body,
+    read_model,
+    server_sent_events,
+)
 
 __all__ = ["OpenAIChatClient", "OpenAIChatOptions"]
 
@@ -54,6 +60,10 @@ class OpenAIChatClient:
     Pass an ``openai.AsyncOpenAI`` as ``client``, or ``api_key`` / ``base_url``
     (the key falls back to ``OPENAI_API_KEY``). A client built here has the
     SDK's own retries turned off: retrying is agentcore's retry middleware's job.
+    ``read_timeout`` is how many seconds to wait for the next bytes of an answer
+    (default :data:`~agentcore.adapters.DEFAULT_READ_TIMEOUT`, or a given client's
+    own timeout); ``max_event_size`` bounds one streamed event, in bytes.
+    ``async with`` or :meth:`aclose` closes a client built here, never a given one.
     Chat Completions has no hosted tools, so this client offers none.
     """
 
@@ -64,12 +74,22 @@ class OpenAIChatClient:
         api_key: str | None = None,
         base_url: str | None = None,
         client: openai.AsyncOpenAI | None = None,
+        read_timeout: float | None = None,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
     ) -> None:
         if not model:
             raise ValueError("OpenAIChatClient needs a model name, e.g. 'gpt-4.1-mini'")
         self.model = model
-        self._owns_client = client is None
-        self.client = build_client(client, api_key, base_url)
+        self.max_event_size = max_event_size
+        self._owned = open_client(
+            "OpenAIChatClient",
+            client,
+            api_key=api_key,
+            base_url=base_url,
+            read_timeout=read_timeout,
+        )
+        self._request_options = request_options(read_timeout)
+        self.client = self._owned.client
 
     @overload
     def get_response(
@@ -107,44 +127,73 @@ class OpenAIChatClient:
         return self._get(params)
 
     async def _get(self, params: dict[str, Any]) -> ChatResponse[Any]:
+        create = self.client.chat.completions.with_raw_response.create
         try:
-            raw: LegacyAPIResponse[
-                ChatCompletion
-            ] = await self.client.chat.completions.with_raw_response.create(stream=False, **params)
-            completion = raw.parse()
+            raw = await create(stream=False, **params, **self._request_options)
         except openai.APIError as exc:
             raise map_error(exc) from exc
-        return parse_completion(completion, rate_limit_info(raw.headers))
+        body = json_object(raw.http_response.content, "chat completion")
+        return _completion(body, rate_limit_info(raw.headers))
 
     async def _stream(self, params: dict[str, Any]) -> AsyncIterator[ChatResponseUpdate]:
         create = self.client.chat.completions.with_streaming_response.create
+        usage: dict[str, Any] = {"stream_options": {"include_usage": True}}
         try:
-            async with create(stream=True, stream_options={"include_usage": True}, **params) as raw:
-                reader = ChunkReader(rate_limit_info(raw.headers))
-                async with contextlib.aclosing(server_sent_events(raw.http_response)) as events:
+            async with create(stream=True, **usage, **params, **self._request_options) as raw:
+                rate_limit = rate_limit_info(raw.headers)
+                response = raw.http_response
+                if is_json(response):  # a server that ignored "stream": a whole answer
+                    body = await read_body(response, "chat completion")
+                    yield response_update(_completion(body, rate_limit))
+                    return
+                reader = ChunkReader(rate_limit)
+                events = server_sent_events(response, max_event_size=self.max_event_size)
+                ended = False
+                async with contextlib.aclosing(events):
                     async for _, data in events:
                         if data.startswith("[DONE]"):
+                            ended = True
                             break
-                        payload: dict[str, Any] = json.loads(data)
+                        payload = json_object(data, "stream chunk")
                         error = payload.get("error")
                         if isinstance(error, Mapping):
                             # The service reported an error inside the stream.
                             yield reader.error(cast("Mapping[str, Any]", error))
+                            ended = True
                             break
-                        update = reader.read(ChatCompletionChunk.model_construct(**payload))
+                        try:
+                            update = reader.read(read_model(ChatCompletionChunk, payload))
+                        except READ_ERRORS as exc:
+                            raise malformed(f"stream chunk {data[:200]!r}", repr(exc)) from exc
                         if update is not None:
                             yield update
                     await drain(events)
+                if not (ended or reader.finished):
+                    raise TransientError(
+                        "the OpenAI stream ended without [DONE] or a finish reason: the "
+                        "answer is incomplete",
+                        provider=PROVIDER,
+                    )
         except openai.APIError as exc:
             raise map_error(exc) from exc
 
     async def aclose(self) -> None:
-        """Close the SDK client if this adapter created it."""
-        if self._owns_client:
-            await self.client.close()
+        """Close the SDK client if this adapter created it (a given one stays open)."""
+        await self._owned.aclose()
 
-    async def __aenter__(self) -> OpenAIChatClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def _completion(body: dict[str, Any], rate_limit: dict[str, Any] | None) -> ChatResponse[None]:
+    """A whole ``chat.completion`` body as a response; a malformed one is a typed error."""
+    error = body.get("error")
+    if isinstance(error, Mapping) and "choices" not in body:
+        raise body_error(cast("Mapping[str, Any]", error))
+    try:
+        return parse_completion(read_model(ChatCompletion, body), rate_limit)
+    except READ_ERRORS as exc:
+        raise malformed("chat completion", repr(exc)) from exc

@@ -2,17 +2,22 @@
 
 Both paths build the same contents in the same order (text, then function
 calls), so folding the streamed updates equals the non-streamed response.
-Refusals arrive as text. Only the first choice is read.
+Refusals arrive as text. Only the choice with ``index`` 0 is read (a request
+never asks for more; a server that sends more does not mix them into one
+answer). Fields compatible servers leave out (``created``, ``model``, usage
+details) are left unset.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
 from openai.types.chat.chat_completion_message import ChatCompletionMessage
 from openai.types.completion_usage import CompletionUsage
+from pydantic import BaseModel
 
 from agentcore import (
     Annotation,
@@ -41,17 +46,41 @@ _FINISH: dict[str, FinishReason] = {
 
 
 def chat_usage(usage: CompletionUsage) -> Usage:
-    """Chat Completions usage figures as :class:`~agentcore.Usage`."""
-    prompt = usage.prompt_tokens_details
-    completion = usage.completion_tokens_details
+    """Chat Completions usage figures as :class:`~agentcore.Usage` (missing ones unset)."""
+    prompt = getattr(usage, "prompt_tokens_details", None)
+    completion = getattr(usage, "completion_tokens_details", None)
     return Usage(
-        input_tokens=usage.prompt_tokens,
-        output_tokens=usage.completion_tokens,
-        total_tokens=usage.total_tokens,
-        cache_read_tokens=prompt.cached_tokens if prompt is not None else None,
-        cache_write_tokens=prompt.cache_write_tokens if prompt is not None else None,
-        reasoning_tokens=completion.reasoning_tokens if completion is not None else None,
+        input_tokens=getattr(usage, "prompt_tokens", None),
+        output_tokens=getattr(usage, "completion_tokens", None),
+        total_tokens=getattr(usage, "total_tokens", None),
+        cache_read_tokens=getattr(prompt, "cached_tokens", None),
+        cache_write_tokens=getattr(prompt, "cache_write_tokens", None),
+        reasoning_tokens=getattr(completion, "reasoning_tokens", None),
     )
+
+
+def _text(value: object) -> str:
+    """A text field's value; ``TypeError`` (reported as malformed) when it is no string."""
+    if not isinstance(value, str):
+        raise TypeError(f"a text field holds a {type(value).__name__}, not a string")
+    return value
+
+
+def _first_choice(choices: object) -> Any:
+    """The choice with ``index`` 0 (a choice without an index counts as 0), or ``None``.
+
+    ``TypeError`` when ``choices`` is not a list of objects (the caller reports it).
+    """
+    if choices is None:
+        return None
+    if not isinstance(choices, list):
+        raise TypeError(f"'choices' is a {type(choices).__name__}, not a list")
+    for choice in cast("list[object]", choices):
+        if not isinstance(choice, BaseModel):
+            raise TypeError(f"a choice is a {type(choice).__name__}, not an object")
+        if getattr(choice, "index", 0) in (0, None):
+            return choice
+    return None
 
 
 def _annotations(message: ChatCompletionMessage) -> tuple[Annotation, ...]:
@@ -70,9 +99,9 @@ def _annotations(message: ChatCompletionMessage) -> tuple[Annotation, ...]:
 def _message_contents(message: ChatCompletionMessage) -> list[Content]:
     contents: list[Content] = []
     if message.content:
-        contents.append(TextContent(message.content, annotations=_annotations(message)))
+        contents.append(TextContent(_text(message.content), annotations=_annotations(message)))
     if message.refusal:
-        contents.append(TextContent(message.refusal))
+        contents.append(TextContent(_text(message.refusal)))
     for index, call in enumerate(message.tool_calls or ()):
         if call.type == "function":
             contents.append(
@@ -92,17 +121,18 @@ def parse_completion(
     """A whole ``ChatCompletion`` as a :class:`~agentcore.ChatResponse`."""
     contents: list[Content] = []
     finish_reason: FinishReason | None = None
-    if completion.choices:
-        choice = completion.choices[0]
+    choice = _first_choice(completion.choices)
+    if choice is not None:
         contents = _message_contents(choice.message)
-        finish_reason = _FINISH.get(choice.finish_reason)
+        finish_reason = _FINISH.get(getattr(choice, "finish_reason", None) or "")
+    usage = getattr(completion, "usage", None)
     return ChatResponse(
         messages=(Message("assistant", contents),) if contents else (),
-        response_id=completion.id,
-        model=completion.model,
+        response_id=getattr(completion, "id", None),
+        model=getattr(completion, "model", None),
         finish_reason=finish_reason,
-        usage=chat_usage(completion.usage) if completion.usage is not None else None,
-        created_at=iso_timestamp(completion.created),
+        usage=chat_usage(usage) if usage is not None else None,
+        created_at=iso_timestamp(getattr(completion, "created", None)),
         additional_properties={"rate_limit": rate_limit} if rate_limit else None,
     )
 
@@ -111,10 +141,14 @@ class ChunkReader:
     """Turns the chunks of one stream into updates; streamed calls keep their ids.
 
     A call's later chunks carry only its ``index``; the reader remembers which
-    ``call_id`` the index got from the call's first chunk.
+    ``call_id`` the index got from the call's first chunk. A chunk that brings a new
+    id at an index already in use starts a new call (some servers number every call
+    0); the calls keep their own ids and the order they came in. :attr:`finished`
+    once the choice has its finish reason.
     """
 
     def __init__(self, rate_limit: dict[str, Any] | None) -> None:
+        self.finished = False
         self._call_ids: dict[int, str] = {}
         self._pending_properties = {"rate_limit": rate_limit} if rate_limit else None
         self._response_id: str | None = None
@@ -123,40 +157,44 @@ class ChunkReader:
 
     def read(self, chunk: ChatCompletionChunk) -> ChatResponseUpdate | None:
         """The update for one chunk, or ``None`` when it carries nothing."""
-        self._response_id = chunk.id
-        self._model = chunk.model
+        self._response_id = getattr(chunk, "id", None) or self._response_id
+        self._model = getattr(chunk, "model", None) or self._model
         if self._created_at is None:
-            self._created_at = iso_timestamp(chunk.created)
+            self._created_at = iso_timestamp(getattr(chunk, "created", None))
         contents: list[Content] = []
         finish_reason: FinishReason | None = None
-        if chunk.choices:
-            choice = chunk.choices[0]
+        choice = _first_choice(chunk.choices)
+        if choice is not None:
             delta = choice.delta
             if delta.content:
-                contents.append(TextContent(delta.content))
+                contents.append(TextContent(_text(delta.content)))
             if delta.refusal:
-                contents.append(TextContent(delta.refusal))
+                contents.append(TextContent(_text(delta.refusal)))
             for call in delta.tool_calls or ():
-                call_id = self._call_ids.get(call.index)
-                if call_id is None:
-                    call_id = call.id or f"call_{call.index}"
-                    self._call_ids[call.index] = call_id
-                function = call.function
-                contents.append(
-                    FunctionCallContent(
-                        call_id=call_id,
-                        name=(function.name or "") if function is not None else "",
-                        arguments=(function.arguments or "") if function is not None else "",
-                        index=call.index,
-                    )
-                )
+                contents.append(self._call_piece(call))
             if choice.finish_reason is not None:
+                self.finished = True
                 finish_reason = _FINISH.get(choice.finish_reason)
-        if chunk.usage is not None:
-            contents.append(UsageContent(chat_usage(chunk.usage)))
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            contents.append(UsageContent(chat_usage(usage)))
         if not contents and finish_reason is None and self._pending_properties is None:
             return None
         return self._update(contents, finish_reason)
+
+    def _call_piece(self, call: ChoiceDeltaToolCall) -> FunctionCallContent:
+        index = call.index
+        call_id = self._call_ids.get(index)
+        if call_id is None or (call.id and call.id != call_id):
+            call_id = call.id or f"call_{index}"
+            self._call_ids[index] = call_id
+        function = call.function
+        return FunctionCallContent(
+            call_id=call_id,
+            name=(function.name or "") if function is not None else "",
+            arguments=(function.arguments or "") if function is not None else "",
+            index=index,
+        )
 
     def error(self, error: Mapping[str, Any]) -> ChatResponseUpdate:
         """The update for an ``{"error": {...}}`` the service sent inside the stream."""

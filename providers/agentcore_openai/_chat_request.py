@@ -154,7 +154,8 @@ def _tool_params(options: Mapping[str, Any], params: dict[str, Any]) -> None:
     if not tools:
         return
     params["tools"] = tools
-    tool_choice = options.get("tool_choice")
+    # Sent even when the caller chose nothing: servers disagree on the default.
+    tool_choice = options.get("tool_choice", "auto")
     if tool_choice is not None:
         check_tool_choice(tool_choice, ADAPTER)
         name = required_function_name(tool_choice)
@@ -210,4 +211,10 @@ def build_chat_request(
     for key in ("extra_body", "extra_headers"):
         if key in opts:
             params[key] = dict(opts[key])
+    choices = params.get("extra_body", {}).get("n")
+    if choices is not None and choices != 1:
+        raise ValueError(
+            f"{ADAPTER} reads one choice per response, so extra_body['n'] must be 1 (got "
+            f"{choices!r}); make separate requests for several answers"
+        )
     return params

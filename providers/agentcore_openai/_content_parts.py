@@ -54,9 +54,16 @@ def audio_format(content: DataContent) -> str | None:
     return _AUDIO_FORMATS.get(content.media_type)
 
 
-def iso_timestamp(seconds: float) -> str:
-    """A Unix timestamp as an ISO 8601 UTC string."""
-    return datetime.datetime.fromtimestamp(seconds, tz=datetime.timezone.utc).isoformat()
+def iso_timestamp(seconds: object) -> str | None:
+    """A Unix timestamp as an ISO 8601 UTC string; ``None`` when the server sent none
+    (or something that is not a usable timestamp)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return None
+    try:
+        moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat()
 
 
 def unsupported(adapter: str, what: str, hint: str = "") -> ValueError:

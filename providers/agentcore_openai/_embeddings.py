@@ -9,14 +9,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import openai
+from openai.types import CreateEmbeddingResponse
+from typing_extensions import Self
 
 from agentcore import Embedding, EmbeddingGenerationOptions, GeneratedEmbeddings, Usage
 from agentcore_openai._errors import map_error, rate_limit_info
-from agentcore_openai._sdk import build_client
+from agentcore_openai._sdk import open_client, request_options
+from agentcore_openai._sse import READ_ERRORS, json_object, malformed, read_model
 
 if TYPE_CHECKING:
     from openai._legacy_response import LegacyAPIResponse
-    from openai.types import CreateEmbeddingResponse
 
 __all__ = ["OpenAIEmbeddingClient", "OpenAIEmbeddingOptions"]
 
@@ -45,7 +47,8 @@ class OpenAIEmbeddingClient:
 
     Pass an ``openai.AsyncOpenAI`` as ``client``, or ``api_key`` / ``base_url``
     (the key falls back to ``OPENAI_API_KEY``); a client built here does not
-    retry on its own. ``additional_properties`` is free for the caller's use.
+    retry on its own; ``read_timeout`` is as for :class:`OpenAIChatClient`.
+    ``additional_properties`` is free for the caller's use.
     """
 
     def __init__(
@@ -57,6 +60,7 @@ class OpenAIEmbeddingClient:
         client: openai.AsyncOpenAI | None = None,
         dimensions: int | None = None,
         additional_properties: Mapping[str, Any] | None = None,
+        read_timeout: float | None = None,
     ) -> None:
         if not model:
             raise ValueError(
@@ -65,8 +69,15 @@ class OpenAIEmbeddingClient:
         self.model = model
         self.dimensions = dimensions
         self.additional_properties: dict[str, Any] = dict(additional_properties or {})
-        self._owns_client = client is None
-        self.client = build_client(client, api_key, base_url)
+        self._owned = open_client(
+            "OpenAIEmbeddingClient",
+            client,
+            api_key=api_key,
+            base_url=base_url,
+            read_timeout=read_timeout,
+        )
+        self._request_options = request_options(read_timeout)
+        self.client = self._owned.client
 
     async def get_embeddings(
         self, values: Sequence[str], *, options: OpenAIEmbeddingOptions | None = None
@@ -89,27 +100,37 @@ class OpenAIEmbeddingClient:
         try:
             raw: LegacyAPIResponse[
                 CreateEmbeddingResponse
-            ] = await self.client.embeddings.with_raw_response.create(**params)
-            response = raw.parse()
+            ] = await self.client.embeddings.with_raw_response.create(
+                **params, **self._request_options
+            )
         except openai.APIError as exc:
             raise map_error(exc) from exc
         rate_limit = rate_limit_info(raw.headers)
-        data = sorted(response.data, key=lambda item: item.index)
+        # Read here rather than by raw.parse(), which lets JSON and attribute errors
+        # escape; a base64 vector arrives as a string, which _decode reads.
+        body = json_object(raw.http_response.content, "embeddings body")
+        try:
+            response = read_model(CreateEmbeddingResponse, body)
+            data = sorted(response.data, key=lambda item: item.index)
+            model = getattr(response, "model", None)
+            embeddings = [Embedding(_decode(item.embedding), model=model) for item in data]
+            usage = getattr(response, "usage", None)
+            input_tokens = getattr(usage, "prompt_tokens", None)
+            total_tokens = getattr(usage, "total_tokens", None)
+        except READ_ERRORS as exc:
+            raise malformed("embeddings body", repr(exc)) from exc
         return GeneratedEmbeddings(
-            [Embedding(_decode(item.embedding), model=response.model) for item in data],
+            embeddings,
             options=options,
-            usage=Usage(
-                input_tokens=response.usage.prompt_tokens, total_tokens=response.usage.total_tokens
-            ),
+            usage=Usage(input_tokens=input_tokens, total_tokens=total_tokens),
             additional_properties={"rate_limit": rate_limit} if rate_limit else None,
         )
 
     async def aclose(self) -> None:
-        """Close the SDK client if this adapter created it."""
-        if self._owns_client:
-            await self.client.close()
+        """Close the SDK client if this adapter created it (a given one stays open)."""
+        await self._owned.aclose()
 
-    async def __aenter__(self) -> OpenAIEmbeddingClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:

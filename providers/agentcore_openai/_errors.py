@@ -30,7 +30,7 @@ from agentcore.errors import (
     error_for_status,
 )
 
-__all__ = ["PROVIDER", "map_error", "rate_limit_info"]
+__all__ = ["PROVIDER", "body_error", "map_error", "rate_limit_info"]
 
 PROVIDER = "openai"
 
@@ -123,3 +123,14 @@ def map_error(exc: BaseException) -> BaseException:
         cls = _by_code(code, message) or ChatClientError
         return cls(f"OpenAI API error: {message}", provider=PROVIDER)
     return exc
+
+
+def body_error(error: Mapping[str, Any]) -> ChatClientError:
+    """The error for an ``{"error": {...}}`` sent with a success status (or in a stream):
+    mapped by its code and message, as an error inside a stream is."""
+    raw_code = error.get("code")
+    code = str(raw_code) if raw_code is not None else None
+    raw_message = error.get("message")
+    message = raw_message if isinstance(raw_message, str) and raw_message else str(dict(error))
+    cls = _by_code(code, message) or ChatClientError
+    return cls(f"OpenAI API error: {message}", provider=PROVIDER)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 import openai
-from typing_extensions import TypeVar
+from openai.types.responses import Response
+from typing_extensions import Self, TypeVar
 
 from agentcore import (
     ChatOptions,
@@ -23,16 +24,23 @@ from agentcore import (
     ShellTool,
     WebSearchTool,
 )
-from agentcore_openai._errors import map_error, rate_limit_info
+from agentcore.adapters import DEFAULT_MAX_EVENT_SIZE, response_update
+from agentcore.errors import TransientError
+from agentcore_openai._errors import PROVIDER, body_error, map_error, rate_limit_info
 from agentcore_openai._responses_items import parse_response
 from agentcore_openai._responses_request import build_responses_request
 from agentcore_openai._responses_stream import EventReader, parse_event
-from agentcore_openai._sdk import build_client
-from agentcore_openai._sse import drain, server_sent_events
-
-if TYPE_CHECKING:
-    from openai._legacy_response import LegacyAPIResponse
-    from openai.types.responses import Response
+from agentcore_openai._sdk import open_client, request_options
+from agentcore_openai._sse import (
+    READ_ERRORS,
+    drain,
+    is_json,
+    json_object,
+    malformed,
+    read_body,
+    read_model,
+    server_sent_events,
+)
 
 __all__ = ["OpenAIResponsesClient", "OpenAIResponsesOptions"]
 
@@ -91,6 +99,12 @@ class OpenAIResponsesClient:
     (the key falls back to ``OPENAI_API_KEY``). A client built here has the
     SDK's own retries turned off: retrying is agentcore's retry middleware's job.
     A stored response's id comes back as ``ChatResponse.conversation_id``.
+
+    ``stateless=True`` keeps nothing on the service: every request says
+    ``store: false`` and carries the whole history (reasoning travels encrypted),
+    and ``conversation_id`` is refused. Servers that implement the Responses API
+    without storage need it. ``read_timeout``, ``max_event_size`` and the lifecycle
+    are as for :class:`~agentcore_openai.OpenAIChatClient`.
     """
 
     def __init__(
@@ -100,12 +114,43 @@ class OpenAIResponsesClient:
         api_key: str | None = None,
         base_url: str | None = None,
         client: openai.AsyncOpenAI | None = None,
+        stateless: bool = False,
+        read_timeout: float | None = None,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
     ) -> None:
         if not model:
             raise ValueError("OpenAIResponsesClient needs a model name, e.g. 'gpt-4.1-mini'")
         self.model = model
-        self._owns_client = client is None
-        self.client = build_client(client, api_key, base_url)
+        self.stateless = stateless
+        self.max_event_size = max_event_size
+        self._owned = open_client(
+            "OpenAIResponsesClient",
+            client,
+            api_key=api_key,
+            base_url=base_url,
+            read_timeout=read_timeout,
+        )
+        self._request_options = request_options(read_timeout)
+        self.client = self._owned.client
+
+    def _options(
+        self, options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None
+    ) -> Mapping[str, Any] | None:
+        """``options``, with ``store: false`` when the client is stateless."""
+        if not self.stateless:
+            return options
+        if (options or {}).get("conversation_id") is not None:
+            raise ValueError(
+                "OpenAIResponsesClient(stateless=True) stores nothing on the service, so "
+                "options['conversation_id'] cannot continue a stored response; send the "
+                "whole history instead (an Agent does when the client returns no conversation id)"
+            )
+        if (options or {}).get("store"):
+            raise ValueError(
+                "OpenAIResponsesClient(stateless=True) cannot send store=True; build the "
+                "client with stateless=False to keep responses on the service"
+            )
+        return {**(options or {}), "store": False}
 
     @overload
     def get_response(
@@ -137,6 +182,7 @@ class OpenAIResponsesClient:
         Content or options the API cannot take raise ``ValueError`` here, before
         any request.
         """
+        options = self._options(options)
         params = build_responses_request(messages, options, self.model)
         store = _stored(options)
         if stream:
@@ -144,31 +190,48 @@ class OpenAIResponsesClient:
         return self._get(params, store)
 
     async def _get(self, params: dict[str, Any], store: bool) -> ChatResponse[Any]:
+        create = self.client.responses.with_raw_response.create
         try:
-            raw: LegacyAPIResponse[Response] = await self.client.responses.with_raw_response.create(
-                stream=False, **params
-            )
-            response = raw.parse()
+            raw = await create(stream=False, **params, **self._request_options)
         except openai.APIError as exc:
             raise map_error(exc) from exc
-        return parse_response(response, store=store, rate_limit=rate_limit_info(raw.headers))
+        body = json_object(raw.http_response.content, "response body")
+        return _response(body, store, rate_limit_info(raw.headers))
 
     async def _stream(
         self, params: dict[str, Any], store: bool
     ) -> AsyncIterator[ChatResponseUpdate]:
         create = self.client.responses.with_streaming_response.create
         try:
-            async with create(stream=True, **params) as raw:
-                reader = EventReader(store=store, rate_limit=rate_limit_info(raw.headers))
-                async with contextlib.aclosing(server_sent_events(raw.http_response)) as events:
+            async with create(stream=True, **params, **self._request_options) as raw:
+                rate_limit = rate_limit_info(raw.headers)
+                response = raw.http_response
+                if is_json(response):  # a server that ignored "stream": a whole answer
+                    body = await read_body(response, "response body")
+                    yield response_update(_response(body, store, rate_limit))
+                    return
+                reader = EventReader(store=store, rate_limit=rate_limit)
+                events = server_sent_events(response, max_event_size=self.max_event_size)
+                async with contextlib.aclosing(events):
                     async for _, data in events:
-                        event = parse_event(json.loads(data))
-                        update = reader.read(event) if event is not None else None
+                        payload = json_object(data, "stream event")
+                        try:
+                            event = parse_event(payload)
+                            update = reader.read(event) if event is not None else None
+                        except READ_ERRORS as exc:
+                            what = f"{payload.get('type') or 'stream'} event {data[:200]!r}"
+                            raise malformed(what, repr(exc)) from exc
                         if update is not None:
                             yield update
                         if reader.done:
                             break
                     await drain(events)
+                if not reader.done:
+                    raise TransientError(
+                        "the OpenAI stream ended without response.completed (or another "
+                        "terminal event): the answer is incomplete",
+                        provider=PROVIDER,
+                    )
         except openai.APIError as exc:
             raise map_error(exc) from exc
 
@@ -179,13 +242,20 @@ class OpenAIResponsesClient:
         options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None = None,
     ) -> int:
         """The input tokens this request would use (``POST /v1/responses/input_tokens``)."""
-        params = build_responses_request(messages, options, self.model)
+        params = build_responses_request(messages, self._options(options), self.model)
         counted = {key: params[key] for key in _COUNT_KEYS if key in params}
         try:
-            result = await self.client.responses.input_tokens.count(**counted)
+            result = await self.client.responses.input_tokens.count(
+                **counted, **self._request_options
+            )
         except openai.APIError as exc:
             raise map_error(exc) from exc
-        return result.input_tokens
+        except json.JSONDecodeError as exc:
+            raise malformed("input token count", f"not JSON ({exc})") from exc
+        tokens = getattr(result, "input_tokens", None)
+        if isinstance(tokens, bool) or not isinstance(tokens, int):
+            raise malformed("input token count", f"input_tokens is {tokens!r}, not a number")
+        return tokens
 
     @staticmethod
     def get_web_search_tool(**kwargs: Any) -> WebSearchTool:
@@ -262,12 +332,24 @@ class OpenAIResponsesClient:
         return ShellTool(options=kwargs)
 
     async def aclose(self) -> None:
-        """Close the SDK client if this adapter created it."""
-        if self._owns_client:
-            await self.client.close()
+        """Close the SDK client if this adapter created it (a given one stays open)."""
+        await self._owned.aclose()
 
-    async def __aenter__(self) -> OpenAIResponsesClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def _response(
+    body: dict[str, Any], store: bool, rate_limit: dict[str, Any] | None
+) -> ChatResponse[None]:
+    """A whole ``response`` body as a response; a malformed one is a typed error."""
+    error = body.get("error")
+    if isinstance(error, Mapping) and "output" not in body:
+        raise body_error(cast("Mapping[str, Any]", error))
+    try:
+        return parse_response(read_model(Response, body), store=store, rate_limit=rate_limit)
+    except READ_ERRORS as exc:
+        raise malformed("response body", repr(exc)) from exc

@@ -29,6 +29,7 @@ from openai.types.responses.response_output_text import (
     AnnotationURLCitation,
     ResponseOutputText,
 )
+from typing_extensions import TypeIs
 
 from agentcore import (
     Annotation,
@@ -52,6 +53,9 @@ __all__ = [
     "HOSTED_CALL_TYPES",
     "annotations_of",
     "finish_reason_of",
+    "is_function_call",
+    "is_message",
+    "is_reasoning",
     "item_contents",
     "message_text",
     "parse_response",
@@ -100,11 +104,34 @@ def annotations_of(part: ResponseOutputText) -> tuple[Annotation, ...]:
     return tuple(_annotation(a) for a in part.annotations)
 
 
+# The SDK builds an item of a type it does not know as its first union member (a
+# message): these look at the ``type`` too, so a new kind of item is skipped, not misread.
+def is_message(item: object) -> TypeIs[ResponseOutputMessage]:
+    """Whether ``item`` is a ``message`` output item."""
+    return isinstance(item, ResponseOutputMessage) and item.type == "message"
+
+
+def is_function_call(item: object) -> TypeIs[ResponseFunctionToolCall]:
+    """Whether ``item`` is a ``function_call`` output item."""
+    return isinstance(item, ResponseFunctionToolCall) and item.type == "function_call"
+
+
+def is_reasoning(item: object) -> TypeIs[ResponseReasoningItem]:
+    """Whether ``item`` is a ``reasoning`` output item."""
+    return isinstance(item, ResponseReasoningItem) and item.type == "reasoning"
+
+
+def _part_text(part: object) -> str | None:
+    """The text of a message part: output text or a refusal; ``None`` for other parts."""
+    if isinstance(part, ResponseOutputText) and part.type == "output_text":
+        return part.text
+    refusal = getattr(part, "refusal", None) if getattr(part, "type", None) == "refusal" else None
+    return refusal if isinstance(refusal, str) else None
+
+
 def message_text(item: ResponseOutputMessage) -> str:
     """All the text of a message item (refusals included), joined."""
-    return "".join(
-        part.text if isinstance(part, ResponseOutputText) else part.refusal for part in item.content
-    )
+    return "".join(text for part in item.content or () if (text := _part_text(part)) is not None)
 
 
 def reasoning_text(item: ResponseReasoningItem) -> str:
@@ -180,20 +207,22 @@ def _hosted_contents(raw: Mapping[str, Any]) -> list[Content]:
 
 def item_contents(item: ResponseOutputItem, index: int) -> list[Content]:
     """The contents of one output item (``index`` is its place in the output)."""
-    if isinstance(item, ResponseOutputMessage):
-        return [
-            TextContent(part.text, annotations=annotations_of(part))
-            if isinstance(part, ResponseOutputText)
-            else TextContent(part.refusal)
-            for part in item.content
-        ]
-    if isinstance(item, ResponseFunctionToolCall):
+    if is_message(item):
+        contents: list[Content] = []
+        for part in item.content or ():
+            text = _part_text(part)
+            if isinstance(part, ResponseOutputText) and text is not None:
+                contents.append(TextContent(text, annotations=annotations_of(part)))
+            elif text is not None:
+                contents.append(TextContent(text))
+        return contents
+    if is_function_call(item):
         return [
             FunctionCallContent(
                 call_id=item.call_id, name=item.name, arguments=item.arguments, index=index
             )
         ]
-    if isinstance(item, ResponseReasoningItem):
+    if is_reasoning(item):
         return [
             ReasoningContent(
                 text=reasoning_text(item),
@@ -206,29 +235,33 @@ def item_contents(item: ResponseOutputItem, index: int) -> list[Content]:
 
 
 def responses_usage(usage: ResponseUsage, output: Iterable[ResponseOutputItem]) -> Usage:
-    """Usage figures; ``server_tool_calls`` counts the hosted tool calls in ``output``."""
-    details = usage.input_tokens_details
+    """Usage figures; ``server_tool_calls`` counts the hosted tool calls in ``output``.
+
+    Figures a server leaves out or sends as ``null`` (the details objects, often) are unset.
+    """
+    details = getattr(usage, "input_tokens_details", None)
+    output_details = getattr(usage, "output_tokens_details", None)
     return Usage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        total_tokens=usage.total_tokens,
-        cache_read_tokens=details.cached_tokens,
-        cache_write_tokens=details.cache_write_tokens,
-        reasoning_tokens=usage.output_tokens_details.reasoning_tokens,
+        input_tokens=getattr(usage, "input_tokens", None),
+        output_tokens=getattr(usage, "output_tokens", None),
+        total_tokens=getattr(usage, "total_tokens", None),
+        cache_read_tokens=getattr(details, "cached_tokens", None),
+        cache_write_tokens=getattr(details, "cache_write_tokens", None),
+        reasoning_tokens=getattr(output_details, "reasoning_tokens", None),
         server_tool_calls=sum(1 for item in output if item.type in HOSTED_CALL_TYPES),
     )
 
 
 def finish_reason_of(response: Response) -> FinishReason | None:
-    status = response.status
+    status = getattr(response, "status", None)
     if status == "failed":
         return "error"
     if status == "incomplete":
-        details = response.incomplete_details
-        if details is not None and details.reason == "content_filter":
+        details = getattr(response, "incomplete_details", None)
+        if getattr(details, "reason", None) == "content_filter":
             return "content_filter"
         return "length"
-    if any(isinstance(item, ResponseFunctionToolCall) for item in response.output):
+    if any(is_function_call(item) for item in response.output or ()):
         return "tool_calls"
     if status == "completed":
         return "stop"
@@ -244,19 +277,22 @@ def parse_response(
     back as ``options["conversation_id"]`` to continue from it).
     """
     contents: list[Content] = []
-    for index, item in enumerate(response.output):
+    output = response.output or []
+    for index, item in enumerate(output):
         contents.extend(item_contents(item, index))
-    if response.status == "failed" and response.error is not None:
-        contents.append(ErrorContent(response.error.message, code=response.error.code))
+    error = getattr(response, "error", None)
+    if getattr(response, "status", None) == "failed" and error is not None:
+        contents.append(ErrorContent(error.message, code=error.code))
     contents = merge_plain_text(contents)
-    usage = response.usage
+    usage = getattr(response, "usage", None)
+    response_id = getattr(response, "id", None)
     return ChatResponse(
         messages=(Message("assistant", contents),) if contents else (),
-        response_id=response.id,
-        conversation_id=response.id if store else None,
-        model=response.model,
+        response_id=response_id,
+        conversation_id=response_id if store else None,
+        model=getattr(response, "model", None),
         finish_reason=finish_reason_of(response),
-        usage=responses_usage(usage, response.output) if usage is not None else None,
-        created_at=iso_timestamp(response.created_at),
+        usage=responses_usage(usage, output) if usage is not None else None,
+        created_at=iso_timestamp(getattr(response, "created_at", None)),
         additional_properties={"rate_limit": rate_limit} if rate_limit else None,
     )

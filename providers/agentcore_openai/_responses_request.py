@@ -251,7 +251,8 @@ def _tool_params(options: Mapping[str, Any], params: dict[str, Any]) -> None:
     if not tools:
         return
     params["tools"] = tools
-    tool_choice = options.get("tool_choice")
+    # Sent even when the caller chose nothing: servers disagree on the default.
+    tool_choice = options.get("tool_choice", "auto")
     if tool_choice is not None:
         check_tool_choice(tool_choice, ADAPTER)
         name = required_function_name(tool_choice)

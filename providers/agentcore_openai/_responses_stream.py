@@ -21,12 +21,9 @@ from openai.types.responses import (
     ResponseErrorEvent,
     ResponseFailedEvent,
     ResponseFunctionCallArgumentsDeltaEvent,
-    ResponseFunctionToolCall,
     ResponseIncompleteEvent,
     ResponseOutputItemAddedEvent,
     ResponseOutputItemDoneEvent,
-    ResponseOutputMessage,
-    ResponseReasoningItem,
     ResponseReasoningSummaryTextDeltaEvent,
     ResponseRefusalDeltaEvent,
     ResponseStreamEvent,
@@ -49,11 +46,15 @@ from agentcore_openai._errors import PROVIDER
 from agentcore_openai._responses_items import (
     annotations_of,
     finish_reason_of,
+    is_function_call,
+    is_message,
+    is_reasoning,
     item_contents,
     message_text,
     reasoning_text,
     responses_usage,
 )
+from agentcore_openai._sse import read_model
 
 __all__ = ["EventReader", "parse_event"]
 
@@ -76,8 +77,9 @@ _EVENT_TYPES: dict[str, type[ResponseStreamEvent]] = {
 def parse_event(payload: Mapping[str, Any]) -> ResponseStreamEvent | None:
     """The SDK event for one SSE ``data`` object, or ``None`` for events not used.
 
-    Built like the SDK builds them (``model_construct``: nested models, no
-    validation), so a field the service adds does not break the stream.
+    Validated when the event fits the SDK's type, else built leniently like the SDK
+    builds them (``model_construct``), so a field the service adds or leaves out does
+    not break the stream.
     """
     kind = payload.get("type")
     if kind is None and isinstance(payload.get("error"), Mapping):
@@ -85,7 +87,7 @@ def parse_event(payload: Mapping[str, Any]) -> ResponseStreamEvent | None:
         payload = {"type": "error", "message": error.get("message", ""), "code": error.get("code")}
         kind = "error"
     cls = _EVENT_TYPES.get(str(kind))
-    return None if cls is None else cls.model_construct(**payload)
+    return None if cls is None else read_model(cls, dict(payload))
 
 
 def _remainder(full: str, streamed: str) -> str:
@@ -135,18 +137,20 @@ class EventReader:
         return None
 
     def _lifecycle(self, response: Response, *, final: bool) -> ChatResponseUpdate | None:
-        self._response_id = response.id
-        self._model = response.model
+        self._response_id = getattr(response, "id", None) or self._response_id
+        self._model = getattr(response, "model", None) or self._model
         if self._created_at is None:
-            self._created_at = iso_timestamp(response.created_at)
+            self._created_at = iso_timestamp(getattr(response, "created_at", None))
         if not final:
             return self._update([], None) if self._pending_properties else None
         self.done = True
         contents: list[Content] = []
-        if response.status == "failed" and response.error is not None:
-            contents.append(ErrorContent(response.error.message, code=response.error.code))
-        if response.usage is not None:
-            contents.append(UsageContent(responses_usage(response.usage, response.output)))
+        error = getattr(response, "error", None)
+        if getattr(response, "status", None) == "failed" and error is not None:
+            contents.append(ErrorContent(error.message, code=error.code))
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            contents.append(UsageContent(responses_usage(usage, response.output or ())))
         return self._update(contents, finish_reason_of(response))
 
     def _text(self, item_id: str, delta: str) -> ChatResponseUpdate | None:
@@ -175,7 +179,7 @@ class EventReader:
 
     def _item_added(self, event: ResponseOutputItemAddedEvent) -> ChatResponseUpdate | None:
         item = event.item
-        if not isinstance(item, ResponseFunctionToolCall):
+        if not is_function_call(item):
             return None
         item_id = item.id or item.call_id
         self._call_ids[item_id] = item.call_id
@@ -188,19 +192,19 @@ class EventReader:
     def _item_done(self, event: ResponseOutputItemDoneEvent) -> ChatResponseUpdate | None:
         item = event.item
         contents: list[Content] = []
-        if isinstance(item, ResponseOutputMessage):
+        if is_message(item):
             rest = _remainder(message_text(item), self._streamed.get(item.id, ""))
             if rest:
                 contents.append(TextContent(rest))
             annotations = tuple(
                 a
-                for part in item.content
-                if isinstance(part, ResponseOutputText)
+                for part in item.content or ()
+                if isinstance(part, ResponseOutputText) and part.type == "output_text"
                 for a in annotations_of(part)
             )
             if annotations:
                 contents.append(TextContent("", annotations=annotations))
-        elif isinstance(item, ResponseFunctionToolCall):
+        elif is_function_call(item):
             item_id = item.id or item.call_id
             if item_id not in self._call_ids:
                 contents.extend(item_contents(item, event.output_index))
@@ -212,7 +216,7 @@ class EventReader:
                             call_id=item.call_id, arguments=rest, index=event.output_index
                         )
                     )
-        elif isinstance(item, ResponseReasoningItem):
+        elif is_reasoning(item):
             rest = _remainder(reasoning_text(item), self._streamed.get(item.id, ""))
             contents.append(
                 ReasoningContent(

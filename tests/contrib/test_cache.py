@@ -30,7 +30,7 @@ from agentcore import (
     TextContent,
     tool,
 )
-from agentcore.errors import TransientError
+from agentcore.errors import ChatClientError, TransientError
 from agentcore.middleware import CallNext
 from agentcore.testing import ScriptedChatClient
 
@@ -201,7 +201,8 @@ async def test_response_with_an_error_is_not_cached(stream: bool) -> None:
     client = ScriptedChatClient([failed, "fine"])
     agent = Agent(client, middleware=[Cache()])
 
-    await run(agent, "q", stream=stream)
+    with pytest.raises(ChatClientError, match="overloaded"):  # an error event fails the run
+        await run(agent, "q", stream=stream)
     second = await run(agent, "q", stream=stream)
 
     assert second.text == "fine"

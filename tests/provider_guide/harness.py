@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentcore import ChatResponse, FunctionCallContent, SupportsGetResponse, TextContent
-from agentcore.testing.conformance import ErrorKind, Scenario
+from agentcore.testing.conformance import ErrorKind, Scenario, SentRequest
 from tests.provider_guide.example import load_example
 from tests.providers.wire_server import Reply, WireServer
 
@@ -165,6 +165,25 @@ class CompatibleHarness:
         calls = {call["id"] for m in messages for call in m.get("tool_calls") or ()}
         results = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
         return calls, results
+
+    def sent_request(self, request_index: int) -> SentRequest:
+        body: dict[str, Any] = self.server.requests[request_index].json
+        messages: list[dict[str, Any]] = body["messages"]
+        system = [m["content"] for m in messages if m["role"] == "system"]
+        choice = body.get("tool_choice")
+        response_format = body.get("response_format")
+        return SentRequest(
+            instructions="\n".join(system) if system else None,
+            tools={
+                t["function"]["name"]: t["function"]["parameters"] for t in body.get("tools", ())
+            },
+            tool_choice=choice if not isinstance(choice, dict) else choice["function"]["name"],
+            response_format=response_format["json_schema"]["schema"] if response_format else None,
+            function_results={
+                m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"
+            },
+            reasoning=None,  # Chat Completions takes no reasoning back
+        )
 
     async def close(self) -> None:
         await self._client.aclose()

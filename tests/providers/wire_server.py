@@ -28,7 +28,9 @@ class Reply:
     made of ``(event, data)`` pairs (``event`` ``None`` omits the ``event:`` line,
     ``data`` a str or any JSON value). ``chunk_size`` cuts the SSE body into pieces
     of that many bytes, so parsers meet awkward boundaries; ``delay`` waits between
-    pieces (used to see a client hang up mid-stream).
+    pieces (used to see a client hang up mid-stream). ``stall_after`` sends that many
+    bytes of the body, then stops writing until the server stops (a service that
+    hangs mid-answer). ``content_type`` overrides the body's ``Content-Type``.
     """
 
     status: int = 200
@@ -38,6 +40,8 @@ class Reply:
     chunk_size: int | None = None
     delay: float = 0.0
     raw_body: bytes | None = None
+    stall_after: int | None = None
+    content_type: str | None = None
 
 
 @attrs.frozen
@@ -73,6 +77,7 @@ class WireServer:
         self.requests: list[RecordedRequest] = []
         self.disconnects = 0
         self.disconnected = threading.Event()
+        self.stopping = threading.Event()
         self._replies: dict[tuple[str, str], deque[Reply]] = {}
         self._lock = threading.Lock()
         server = self
@@ -82,6 +87,12 @@ class WireServer:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except ConnectionResetError:  # the client dropped a kept-alive connection
+                    server._note_disconnect()
 
             def _handle(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -107,9 +118,16 @@ class WireServer:
                     self.send_header(key, value)
                 if reply.sse is not None:
                     payload = sse_body(reply.sse)
-                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Content-Type", reply.content_type or "text/event-stream")
                     self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
+                    if reply.stall_after is not None:
+                        piece = payload[: reply.stall_after]
+                        self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                        self.wfile.flush()
+                        server.stopping.wait(30.0)
+                        self.close_connection = True  # the client gave up on it
+                        return
                     size = reply.chunk_size or len(payload) or 1
                     for start in range(0, len(payload), size):
                         piece = payload[start : start + size]
@@ -125,9 +143,15 @@ class WireServer:
                     if reply.raw_body is not None
                     else json.dumps(reply.json_body).encode()
                 )
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", reply.content_type or "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
+                if reply.stall_after is not None:
+                    self.wfile.write(payload[: reply.stall_after])
+                    self.wfile.flush()
+                    server.stopping.wait(30.0)
+                    self.close_connection = True  # the client gave up on it
+                    return
                 self.wfile.write(payload)
                 self.wfile.flush()
 
@@ -175,6 +199,7 @@ class WireServer:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()  # releases the replies that stall
         if self._thread.is_alive():  # shutdown() waits forever on a server never started
             self._server.shutdown()
         self._server.server_close()

@@ -26,7 +26,7 @@ async def test_agent_runs_the_tool_and_sends_its_result_back(
     response = await agent.run("Weather in Paris?")
     assert response.text == TEXT["content"][0]["text"]
     second = sent(server)
-    assert second["system"] == [{"type": "text", "text": "You are a weather bot."}]
+    assert second["system"] == "You are a weather bot."
     assert second["messages"][-1] == {
         "role": "user",
         "content": [

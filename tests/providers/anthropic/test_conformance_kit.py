@@ -11,9 +11,21 @@ import httpx2
 import pytest
 from agentcore_anthropic import AnthropicChatClient
 
-from agentcore import ChatResponse, FunctionCallContent, TextContent
-from agentcore.testing.conformance import ChatClientConformance, ConformanceHarness, Scenario
-from tests.providers.anthropic.fixtures import error_body, message, sse_events, text, tool_use
+from agentcore import ChatResponse, FunctionCallContent, ReasoningContent, TextContent
+from agentcore.testing.conformance import (
+    ChatClientConformance,
+    ConformanceHarness,
+    Scenario,
+    SentRequest,
+)
+from tests.providers.anthropic.fixtures import (
+    error_body,
+    message,
+    sse_events,
+    text,
+    thinking,
+    tool_use,
+)
 from tests.providers.anthropic.replies import MESSAGES, QuickWireServer, json_reply
 from tests.providers.wire_server import Reply
 
@@ -31,7 +43,9 @@ _ERRORS: dict[str, tuple[int, str, str]] = {
 def _wire_message(response: ChatResponse[Any]) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = []
     for content in response.messages[0].contents:
-        if isinstance(content, TextContent):
+        if isinstance(content, ReasoningContent):
+            blocks.append(thinking(content.text, content.protected_data or ""))
+        elif isinstance(content, TextContent):
             blocks.append(text(content.text))
         elif isinstance(content, FunctionCallContent):
             blocks.append(tool_use(content.call_id, content.name, content.parse_arguments()))
@@ -44,6 +58,12 @@ def _wire_message(response: ChatResponse[Any]) -> dict[str, Any]:
         model=response.model or "conformance-model",
         usage_={"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
     )
+
+
+def _result_text(content: str | list[dict[str, Any]]) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content)
 
 
 class AnthropicHarness:
@@ -84,10 +104,43 @@ class AnthropicHarness:
 
     def sent_call_ids(self, request_index: int) -> tuple[set[str], set[str]]:
         body = json.loads(self.server.requests[request_index].body)
-        blocks = [b for m in body["messages"] for b in m["content"]]
+        blocks = [
+            b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]
+        ]
         calls = {b["id"] for b in blocks if b["type"] == "tool_use"}
         results = {b["tool_use_id"] for b in blocks if b["type"] == "tool_result"}
         return calls, results
+
+    def sent_request(self, request_index: int) -> SentRequest:
+        body = json.loads(self.server.requests[request_index].body)
+        system = body.get("system")
+        if isinstance(system, list):
+            system = "\n".join(block["text"] for block in system)
+        blocks = [
+            b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]
+        ]
+        choice = body.get("tool_choice")
+        output_format = body.get("output_config", {}).get("format")
+        return SentRequest(
+            instructions=system,
+            tools={
+                t["name"]: t["input_schema"] for t in body.get("tools", ()) if "input_schema" in t
+            },
+            tool_choice=None
+            if choice is None
+            else choice.get("name") or {"any": "required"}.get(choice["type"], choice["type"]),
+            response_format=output_format["schema"] if output_format else None,
+            function_results={
+                b["tool_use_id"]: _result_text(b["content"])
+                for b in blocks
+                if b["type"] == "tool_result"
+            },
+            reasoning=tuple(
+                b.get("signature") or b.get("data", "")
+                for b in blocks
+                if b["type"] in ("thinking", "redacted_thinking")
+            ),
+        )
 
     def close(self) -> None:
         self.server.stop()

@@ -42,16 +42,11 @@ async def test_count_tokens_sends_what_a_real_request_would(
     await client.count_tokens(MESSAGES, options=options)
     body = sent(server)
     assert body["model"] == MODEL
-    assert body["system"] == [
-        {"type": "text", "text": "You are a weather bot."},
-        {"type": "text", "text": "Be brief."},
-    ]
+    assert body["system"] == "You are a weather bot.\n\nBe brief."
     assert [t["name"] for t in body["tools"]] == ["get_weather", "web_search"]
     assert body["tool_choice"] == {"type": "any"}
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 1024}
-    assert body["messages"] == [
-        {"role": "user", "content": [{"type": "text", "text": "Weather in Paris?"}]}
-    ]
+    assert body["messages"] == [{"role": "user", "content": "Weather in Paris?"}]
     # Sampling settings and max_tokens do not change the count and are not sent.
     assert "temperature" not in body
     assert "max_tokens" not in body

@@ -45,7 +45,8 @@ async def test_sends_model_max_tokens_and_user_text(
     body = await _send(client, server, [Message("user", "Hi there")])
     assert body["model"] == MODEL
     assert body["max_tokens"] == 4096
-    assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Hi there"}]}]
+    # Plain text goes as a string: every Anthropic-compatible server takes that form.
+    assert body["messages"] == [{"role": "user", "content": "Hi there"}]
     assert server.requests[-1].path.split("?")[0] == MESSAGES
 
 
@@ -67,7 +68,7 @@ async def test_constructor_max_tokens_is_the_default(
     assert body["max_tokens"] == 321
 
 
-async def test_instructions_then_system_messages_become_system_blocks_in_order(
+async def test_instructions_then_system_messages_become_one_system_string_in_order(
     client: AnthropicChatClient, server: WireServer
 ) -> None:
     messages = [
@@ -77,11 +78,7 @@ async def test_instructions_then_system_messages_become_system_blocks_in_order(
         Message("user", "Bye"),
     ]
     body = await _send(client, server, messages, {"instructions": "You are a travel agent."})
-    assert body["system"] == [
-        {"type": "text", "text": "You are a travel agent."},
-        {"type": "text", "text": "Answer in French."},
-        {"type": "text", "text": "Be brief."},
-    ]
+    assert body["system"] == "You are a travel agent.\n\nAnswer in French.\n\nBe brief."
     assert [m["role"] for m in body["messages"]] == ["user"]
 
 

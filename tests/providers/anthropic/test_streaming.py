@@ -19,7 +19,7 @@ from agentcore import (
     TextContent,
     UsageContent,
 )
-from agentcore.errors import TransientError
+from agentcore.errors import MalformedResponseError, TransientError
 from tests.providers.anthropic.fixtures import (
     BETA_ONLY,
     CATALOGUE,
@@ -195,14 +195,13 @@ async def test_stream_rate_limit_headers_reach_the_final_response(
     assert final.additional_properties["rate_limit"] == {"remaining_tokens": "1234"}
 
 
-async def test_stream_without_message_stop_still_reports_finish_and_usage(
+async def test_stream_without_message_stop_is_a_retryable_error_not_an_answer(
     client: AnthropicChatClient, server: WireServer
 ) -> None:
     server.add("POST", MESSAGES, Reply(sse=sse_events(TEXT)[:-1]))
-    _updates, final = await _collect(client)
-    assert final.finish_reason == "stop"
-    assert final.usage is not None
-    assert final.usage.output_tokens == TEXT["usage"]["output_tokens"]
+    with pytest.raises(TransientError, match="without message_stop") as caught:
+        await _collect(client)
+    assert caught.value.retryable
 
 
 async def test_http_error_before_the_stream_raises_the_mapped_error(
@@ -292,10 +291,14 @@ async def test_text_with_citations_arrives_whole_with_its_annotations(
 
 
 @ABANDONED_GENERATOR_WARNING
-async def test_an_event_that_is_not_json_is_a_transient_error(
+async def test_an_event_that_is_not_json_is_a_malformed_response_error(
     client: AnthropicChatClient, server: WireServer
 ) -> None:
     events: list[tuple[str | None, Any]] = [*sse_events(TEXT)[:2], ("content_block_delta", "{oops")]
     server.add("POST", MESSAGES, Reply(sse=events))
-    with pytest.raises(TransientError, match="not JSON"):
+    with pytest.raises(
+        MalformedResponseError, match=r"content_block_delta event.*not JSON"
+    ) as caught:
         await client.get_response(HI, stream=True).get_final_response()
+    assert not caught.value.retryable
+    assert caught.value.provider == "anthropic"

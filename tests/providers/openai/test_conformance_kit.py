@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 from agentcore_openai import OpenAIChatClient, OpenAIResponsesClient
 
-from agentcore import ChatResponse, FunctionCallContent, SupportsGetResponse, TextContent
-from agentcore.testing.conformance import ChatClientConformance, Scenario
+from agentcore import (
+    ChatResponse,
+    FunctionCallContent,
+    ReasoningContent,
+    SupportsGetResponse,
+    TextContent,
+)
+from agentcore.testing.conformance import ChatClientConformance, Scenario, SentRequest
 from tests.providers.openai import chat_fixtures as chat_fx
 from tests.providers.openai import responses_fixtures as resp_fx
 from tests.providers.openai import wire_fixtures as fx
@@ -29,6 +35,14 @@ _ERRORS: dict[str, tuple[int, dict[str, Any]]] = {
 
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _tool_choice(choice: Any) -> str | None:
+    """``tool_choice`` as sent, in the kit's terms: a mode, or the one forced function."""
+    if choice is None or isinstance(choice, str):
+        return choice
+    function = choice.get("function") or choice
+    return str(function["name"])
 
 
 def _parts(response: ChatResponse[Any]) -> tuple[str, list[FunctionCallContent]]:
@@ -152,6 +166,24 @@ class ChatCompletionsHarness(_Harness):
         results = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
         return calls, results
 
+    def sent_request(self, request_index: int) -> SentRequest:
+        body = self.sent(request_index)
+        messages = body["messages"]
+        system = [m["content"] for m in messages if m["role"] in ("system", "developer")]
+        format_ = body.get("response_format")
+        return SentRequest(
+            instructions="\n".join(system) if system else None,
+            tools={
+                t["function"]["name"]: t["function"]["parameters"] for t in body.get("tools", ())
+            },
+            tool_choice=_tool_choice(body.get("tool_choice")),
+            response_format=format_["json_schema"]["schema"] if format_ else None,
+            function_results={
+                m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"
+            },
+            reasoning=None,  # Chat Completions takes no reasoning back
+        )
+
 
 class ResponsesHarness(_Harness):
     """Serves the kit's scenarios as Responses API JSON and SSE."""
@@ -167,7 +199,11 @@ class ResponsesHarness(_Harness):
 
     def _items(self, response: ChatResponse[Any]) -> list[dict[str, Any]]:
         text, calls = _parts(response)
-        items: list[dict[str, Any]] = []
+        items: list[dict[str, Any]] = [
+            resp_fx.reasoning(f"rs_{index}", [c.text], c.protected_data)
+            for index, c in enumerate(response.messages[0].contents)
+            if isinstance(c, ReasoningContent)
+        ]
         if text:
             items.append(resp_fx.output_message("msg_k", [resp_fx.output_text(text)]))
         for index, call in enumerate(calls):
@@ -203,6 +239,8 @@ class ResponsesHarness(_Harness):
             if item["type"] == "message":
                 text = item["content"][0]["text"]
                 events += resp_fx.text_item_events(index, item, _pieces(text, piece))
+            elif item["type"] == "reasoning":
+                events += resp_fx.whole_item_events(index, item)
             else:
                 events += resp_fx.call_item_events(index, item, _pieces(item["arguments"], piece))
         return resp_fx.sse([*events, resp_fx.completed(body)])
@@ -212,6 +250,23 @@ class ResponsesHarness(_Harness):
         calls = {i["call_id"] for i in items if i.get("type") == "function_call"}
         results = {i["call_id"] for i in items if i.get("type") == "function_call_output"}
         return calls, results
+
+    def sent_request(self, request_index: int) -> SentRequest:
+        body = self.sent(request_index)
+        items = body["input"]
+        text_format = body.get("text", {}).get("format")
+        return SentRequest(
+            instructions=body.get("instructions"),
+            tools={
+                t["name"]: t["parameters"] for t in body.get("tools", ()) if t["type"] == "function"
+            },
+            tool_choice=_tool_choice(body.get("tool_choice")),
+            response_format=text_format["schema"] if text_format else None,
+            function_results={
+                i["call_id"]: i["output"] for i in items if i.get("type") == "function_call_output"
+            },
+            reasoning=tuple(i["encrypted_content"] for i in items if i.get("type") == "reasoning"),
+        )
 
 
 class TestChatCompletionsConformance(ChatClientConformance):

@@ -1,0 +1,135 @@
+"""Checking a caller's input against the conversation before a run stores any of it.
+
+History is appended to, never rewritten, so what a run stores must keep it valid and
+in order. Input a provider would reject (a function call in a user message, a result
+for a call nobody made) is refused with a clear error before anything is recorded,
+and results owed to the calls that end the stored history come first in the turn,
+before any new user message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agentcore._loop.history_repair import repair_history
+from agentcore._sessions.session import PausedRun
+from agentcore._types.contents import (
+    FunctionApprovalResponseContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    UserInputResponseContent,
+)
+from agentcore._types.messages import Message
+from agentcore.errors import RunStateError
+
+__all__ = ["checked_input", "live_pause"]
+
+
+def live_pause(
+    history: Sequence[Message], pending: PausedRun | None, messages: Sequence[Message]
+) -> PausedRun | None:
+    """The session's paused run, unless the stored history already answers its calls.
+
+    That happens with a copy of a session saved before the pause was resumed or
+    moved past: the decision was spent. Answering such a pause again raises
+    :class:`~agentcore.errors.RunStateError` (the call must not run twice); any
+    other input goes on from the stored history, the stale pause dropped.
+    """
+    if pending is None or not history:
+        return pending
+    ids = {c.call_id for c in pending.calls}
+    if not any(
+        isinstance(c, FunctionResultContent) and c.call_id in ids
+        for m in history
+        if m.role == "tool"
+        for c in m.contents
+    ):
+        return pending
+    if any(
+        isinstance(c, (FunctionApprovalResponseContent, UserInputResponseContent))
+        for m in messages
+        for c in m.contents
+    ):
+        raise RunStateError(
+            "this pause was already answered: the session's stored history holds the "
+            "results of its calls (this session object is an older copy, saved before "
+            "the pause was resumed or moved past). Load the current session; a new "
+            "message with this one goes on from the stored history"
+        )
+    return None
+
+
+def checked_input(
+    history: Sequence[Message], messages: list[Message], *, service_history: bool, paused: bool
+) -> list[Message]:
+    """``messages`` checked, with results owed to the history's last calls first.
+
+    Raises :class:`~agentcore.errors.RunStateError` for a call or a result outside
+    its place (calls belong to assistant messages, results to tool messages) and for
+    a result that answers no call made before it. ``service_history`` says the
+    service keeps the conversation, so calls made earlier are not known here;
+    ``paused`` that the history's last calls wait for the caller's decisions (the
+    resume answers them).
+    """
+    if not messages:
+        return messages
+    issued: set[str] | None = None  # the calls made before, gathered only if needed
+    for position, message in enumerate(messages):
+        for content in message.contents:
+            if isinstance(content, FunctionCallContent):
+                if message.role != "assistant":
+                    raise RunStateError(
+                        f"input message {position} is a {message.role!r} message holding a "
+                        f"function call ({content.name!r}, call id {content.call_id!r}); only "
+                        "assistant messages make calls: put it in Message('assistant', [...]) "
+                        "or leave it out"
+                    )
+                if issued is not None:
+                    issued.add(content.call_id)
+            elif isinstance(content, FunctionResultContent):
+                if message.role != "tool":
+                    raise RunStateError(
+                        f"input message {position} is a {message.role!r} message holding the "
+                        f"result of call {content.call_id!r}; results go in tool messages: "
+                        "Message('tool', [result])"
+                    )
+                if issued is None:
+                    issued = _calls_before(history, messages, position)
+                if content.call_id not in issued and not service_history:
+                    raise RunStateError(
+                        f"input message {position} holds a result for call "
+                        f"{content.call_id!r}, which no earlier message of this conversation "
+                        "made; pass the session that holds the call, or leave the result out"
+                    )
+    return messages if paused else _owed_results_first(history, messages)
+
+
+def _calls_before(
+    history: Sequence[Message], messages: Sequence[Message], position: int
+) -> set[str]:
+    """The ids of the calls made in ``history`` and in ``messages`` before ``position``."""
+    return {
+        c.call_id
+        for m in (*history, *messages[:position])
+        for c in m.contents
+        if isinstance(c, FunctionCallContent)
+    }
+
+
+def _owed_results_first(history: Sequence[Message], messages: list[Message]) -> list[Message]:
+    """The input with results for the calls that end ``history`` moved to its front
+    (an error result for each call the input does not answer)."""
+    start = len(history)
+    while start > 0 and history[start - 1].role == "tool":
+        start -= 1
+    ends_with_calls = start > 0 and any(
+        isinstance(c, FunctionCallContent) for c in history[start - 1].contents
+    )
+    tail = list(history[start - 1 :]) if ends_with_calls else []
+    transcript = [*tail, *messages]
+    repair_history(transcript)
+    if len(transcript) < len(tail) or any(
+        a is not b for a, b in zip(transcript, tail, strict=False)
+    ):
+        return messages  # the stored turn itself is broken: only the request is repaired
+    return transcript[len(tail) :]

@@ -1,0 +1,147 @@
+"""What every adapter shares: taking or building its client, closing it, and the limits
+it reads a service's answers with.
+
+An adapter accepts a ready SDK (or HTTP) client, or the settings to build one
+(``api_key``, ``base_url``, ...), never both; it closes a client it built and leaves
+a given one open for its owner. :func:`own_client` and :class:`OwnedClient` do that
+bookkeeping, so an
+adapter's constructor and lifecycle come down to::
+
+    class MyChatClient:
+        def __init__(self, model, *, client=None, api_key=None, base_url=None):
+            self._owned = own_client(
+                "MyChatClient",
+                client,
+                lambda: MySdkClient(api_key=api_key, base_url=base_url),
+                close=MySdkClient.close,
+                settings={"api_key": api_key, "base_url": base_url},
+            )
+            self.client = self._owned.client
+
+        async def aclose(self) -> None:
+            await self._owned.aclose()
+
+        async def __aenter__(self) -> Self:
+            return self
+
+        async def __aexit__(self, *exc_info: object) -> None:
+            await self.aclose()
+
+(``get_response``'s two ``@overload`` stubs stay in each adapter: a type checker reads
+overloads from the class itself, and each adapter names its own options type.)
+
+:data:`DEFAULT_READ_TIMEOUT` and :data:`DEFAULT_MAX_EVENT_SIZE` are the first-party
+adapters' defaults for how long to wait for the next bytes of an answer and how large
+one streamed event may grow (see :class:`agentcore.sse.SseDecoder`).
+:func:`response_update` turns a whole response into the one update a stream yields
+when a service answers a streamed request with a plain JSON body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Generic, TypeVar, final
+
+from agentcore._types.contents import Content, UsageContent
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_SIZE",
+    "DEFAULT_READ_TIMEOUT",
+    "OwnedClient",
+    "own_client",
+    "response_update",
+]
+
+DEFAULT_READ_TIMEOUT = 600.0
+"""Seconds an adapter waits for the next bytes of an answer (its headers, the next piece
+of a body or a stream) before it gives up with a :class:`~agentcore.errors.TransientError`.
+Long enough for a reasoning model that thinks before its first byte; a stalled stream
+ends after this much silence instead of hanging."""
+
+DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024
+"""Bytes one streamed event may take (64 MiB: room for an event carrying generated
+images); a larger one is a :class:`~agentcore.errors.MalformedResponseError`."""
+
+ClientT = TypeVar("ClientT")
+
+
+@final
+class OwnedClient(Generic[ClientT]):
+    """The client an adapter talks through, and whether closing it is the adapter's job.
+
+    ``close`` closes a client (``AsyncOpenAI.close``, ``httpx2.AsyncClient.aclose``,
+    ...); :meth:`aclose` calls it once, and only for a client the adapter built.
+    :func:`own_client` makes one.
+    """
+
+    __slots__ = ("_close", "_closed", "client", "owned")
+
+    def __init__(
+        self, client: ClientT, *, owned: bool, close: Callable[[ClientT], Awaitable[object]]
+    ) -> None:
+        self.client = client
+        self.owned = owned
+        self._close = close
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` closed the client."""
+        return self._closed
+
+    async def aclose(self) -> None:
+        """Close the client if the adapter built it; a second call does nothing."""
+        if self.owned and not self._closed:
+            self._closed = True
+            await self._close(self.client)
+
+
+def own_client(
+    adapter: str,
+    client: ClientT | None,
+    build: Callable[[], ClientT],
+    *,
+    close: Callable[[ClientT], Awaitable[object]],
+    settings: Mapping[str, object] | None = None,
+) -> OwnedClient[ClientT]:
+    """``client`` as given (the caller closes it), or ``build()`` (the adapter does).
+
+    ``settings`` are the constructor arguments ``build`` uses (``api_key``,
+    ``base_url``, ...): giving any of them that is not ``None`` together with
+    ``client`` raises ``ValueError`` naming ``adapter``, since a ready client
+    already carries its own. What ``build`` raises propagates.
+    """
+    given = [name for name, value in (settings or {}).items() if value is not None]
+    if client is not None:
+        if given:
+            names = ", ".join(f"{name}=" for name in given)
+            raise ValueError(
+                f"{adapter}: pass either client= or {names}, not both: a ready client "
+                "already carries its own settings"
+            )
+        return OwnedClient(client, owned=False, close=close)
+    return OwnedClient(build(), owned=True, close=close)
+
+
+def response_update(response: ChatResponse[Any]) -> ChatResponseUpdate:
+    """``response`` as a single update whose fold gives the same response back.
+
+    For a service that answers a streamed request with a whole JSON body: the adapter
+    reads the body as the response it is and yields this one update.
+    """
+    contents: list[Content] = [c for message in response.messages for c in message.contents]
+    if response.usage is not None:
+        contents.append(UsageContent(response.usage))
+    message_id = response.messages[-1].message_id if response.messages else None
+    return ChatResponseUpdate(
+        contents=tuple(contents),
+        role="assistant" if contents else None,
+        response_id=response.response_id,
+        message_id=message_id,
+        conversation_id=response.conversation_id,
+        model=response.model,
+        finish_reason=response.finish_reason,
+        created_at=response.created_at,
+        additional_properties=response.additional_properties,
+    )
