@@ -5,7 +5,7 @@ replays a journal, crashing runs with an exception that nothing catches."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import attrs
@@ -39,7 +39,7 @@ from agentcore.errors import ToolCallRefused
 from agentcore.observers import RunStarted
 from agentcore.protocols import SupportsGetResponse
 from agentcore.testing import FunctionChatClient, ScriptedChatClient
-from agentcore.tools import ToolContext
+from agentcore.tools import FunctionTool, ToolContext
 
 from ..loop.harness import calls, results, text
 from .journal_engine import Journal, JournalEngine, StepMismatch
@@ -322,7 +322,8 @@ def test_static_shapes() -> None:
     with pytest.raises(ValueError, match="needs a name"):
         durable_agent(Agent(World().client()), engine)
     lookup = World().agent().tools[0]
-    wrapped = durable_tool(lookup, engine, name="a")  # type: ignore[arg-type]  # a FunctionTool
+    assert isinstance(lookup, FunctionTool)
+    wrapped = durable_tool(cast("FunctionTool[..., Any]", lookup), engine, name="a")
     assert durable_tool(wrapped, engine, name="a") is wrapped
     assert FunctionCallContent("c", "n", "{}").name == "n"
 
