@@ -11,6 +11,7 @@ underscore are private (their layout is ``docs/architecture.md``); import from
 from typing import TYPE_CHECKING, Any
 
 from agentcore._agent.agent import Agent
+from agentcore._agent.tool_providers import ToolProvider
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import ToolLoop
 from agentcore._run_context import RunContext, RunLocals
@@ -72,8 +73,10 @@ from agentcore.protocols import (
 )
 from agentcore.tools import (
     FunctionTool,
+    SupportsToolCall,
     ToolArgumentsError,
     ToolContext,
+    ToolResult,
     UserInputRequired,
     normalize_tools,
     tool,
@@ -173,12 +176,15 @@ __all__ = [
     "SupportsImageGenerationTool",
     "SupportsMCPTool",
     "SupportsShellTool",
+    "SupportsToolCall",
     "SupportsWebSearchTool",
     "TextContent",
     "ToolArgumentsError",
     "ToolChoice",
     "ToolContext",
     "ToolLoop",
+    "ToolProvider",
+    "ToolResult",
     "UriContent",
     "Usage",
     "UsageContent",

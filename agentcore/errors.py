@@ -14,7 +14,8 @@
     │   └── MalformedResponseError       the service sent something malformed (not retryable)
     ├── ToolError                        a tool could not be used
     │   ├── UnknownToolError             the model called a tool that does not exist
-    │   └── ToolCallRefused              middleware refused a call (the model is told)
+    │   ├── ToolCallRefused              middleware refused a call (the model is told)
+    │   └── ToolServerError              a tool server (MCP) cannot be reached or died
     ├── RunAbortedError                  must end the run even from inside a tool call
     ├── StructuredOutputError            the model's output does not parse into the type
     └── RunStateError                    a session / resume / approval mismatch
@@ -49,6 +50,7 @@ __all__ = [
     "StructuredOutputError",
     "ToolCallRefused",
     "ToolError",
+    "ToolServerError",
     "TransientError",
     "UnknownToolError",
     "error_class_from_text",
@@ -148,6 +150,19 @@ class ToolCallRefused(ToolError):
     The model receives the message as an error result and the run goes on; the
     refusal counts as an error toward ``max_consecutive_errors_per_request``.
     """
+
+
+class ToolServerError(ToolError):
+    """A server that provides tools (an MCP server) cannot be reached, or it died.
+
+    ``server`` and ``transport`` name it; the transport's own exception is the
+    ``__cause__``. One exception, never an exception group.
+    """
+
+    def __init__(self, message: str, *, server: str, transport: str) -> None:
+        super().__init__(message)
+        self.server = server
+        self.transport = transport
 
 
 class RunAbortedError(AgentcoreError):

@@ -37,7 +37,15 @@ import cattrs
 from cattrs.errors import StructureHandlerNotFoundError
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from agentcore._types.contents import CONTENT_TYPES, Content, FunctionCallContent
+from agentcore._types.contents import (
+    CONTENT_TYPES,
+    Content,
+    DataContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    TextContent,
+    UriContent,
+)
 from agentcore._types.embeddings import Embedding, GeneratedEmbeddings
 from agentcore._types.hosted_tools import HOSTED_TOOL_TYPES, HostedTool
 from agentcore._types.responses import AgentResponse, ChatResponse
@@ -167,6 +175,37 @@ def _structure_arguments(value: object, _: object) -> str | dict[str, Any]:
     return dict(_json_object(value, "arguments (a JSON string or object)"))
 
 
+_MEDIA_FIELDS: dict[str, tuple[type[Any], frozenset[str]]] = {
+    _tag_of(c, "type"): (c, frozenset(f.name for f in attrs.fields(c)))
+    for c in (TextContent, DataContent, UriContent)
+}
+
+
+def _structure_result(value: object, _: object) -> object:
+    # A tool result that was a tuple of contents comes back as contents; any other
+    # JSON value as it is. A list counts only when every item is exactly a text,
+    # data or URI content (its tag, and no key the class lacks).
+    contents = _media_contents(value)
+    return value if contents is None else contents
+
+
+def _media_contents(value: object) -> tuple[Any, ...] | None:
+    if not isinstance(value, list) or not value:
+        return None
+    items = cast("list[object]", value)
+    found: list[type[Any]] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            return None
+        fields = cast("Mapping[str, Any]", item)
+        tag = fields.get("type")
+        known = _MEDIA_FIELDS.get(tag) if isinstance(tag, str) else None
+        if known is None or not known[1].issuperset(fields):
+            return None
+        found.append(known[0])
+    return tuple(converter.structure(item, cls) for item, cls in zip(items, found, strict=True))
+
+
 def _tagged_unstructure(cls: type[Any]) -> Callable[[Any], dict[str, Any]]:
     field = _TAG_FIELD[cls]
     tag = _tag_of(cls, field)
@@ -184,6 +223,9 @@ def _tagged_structure(cls: type[Any]) -> Callable[[Any, Any], Any]:
     if cls is FunctionCallContent:
         arguments = override(struct_hook=_structure_arguments)
         fields = make_dict_structure_fn(cls, converter, arguments=arguments)
+    elif cls is FunctionResultContent:
+        result = override(struct_hook=_structure_result)
+        fields = make_dict_structure_fn(cls, converter, result=result)
     else:
         fields = make_dict_structure_fn(cls, converter)
 

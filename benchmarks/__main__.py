@@ -9,6 +9,7 @@ import os
 import platform
 
 from benchmarks.adapters import adapter_overhead
+from benchmarks.guard_scan import guard_scans
 from benchmarks.scenarios import (
     Result,
     chat_stream_run,
@@ -34,6 +35,7 @@ def main() -> None:
     adapters = adapter_overhead(*((3, 1) if args.quick else (60, 5)))
     if not args.adapters:
         _kernel_table(args.quick)
+        _guard_table(args.quick)
     _adapter_table(adapters)
 
 
@@ -93,6 +95,16 @@ def _kernel_table(quick: bool) -> None:
 
         print()
         print(durable.report(durable.measure(durable.iterations(quick=quick))))
+
+
+def _guard_table(quick: bool) -> None:
+    """Guard throughput: a 2 MB tool result (200 kB in the quick pass)."""
+    scans = guard_scans(200_000 if quick else 2_000_000, 1 if quick else 3)
+    print()
+    print("| guard | text | MB | MB/s |")
+    print("|-------|------|----|------|")
+    for s in scans:
+        print(f"| {s.guard} | {s.kind} | {s.megabytes:.1f} | {s.mb_per_s:.2f} |")
 
 
 if __name__ == "__main__":

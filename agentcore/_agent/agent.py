@@ -10,9 +10,10 @@ calls pass through function middleware.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from typing_extensions import TypeVar
+from typing_extensions import Self, TypeVar
 
 from agentcore._agent.input import normalize_input
 from agentcore._agent.run import AgentRun, RunSupport, check_unique_names
@@ -32,6 +33,7 @@ from agentcore.middleware._pipeline import PipelineCache, Pipelines, middleware_
 from agentcore.observers import ObserverSet
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.tools import normalize_tools
+from agentcore.tools._normalize import split_tool_providers
 
 if TYPE_CHECKING:
     from agentcore.structured import JsonSchemaOptions
@@ -85,6 +87,9 @@ class Agent:
         self.instructions = instructions
         self._name = name
         self._description = description
+        self._entered = 0
+        self._exit_stack: AsyncExitStack | None = None
+        self._tool_providers: tuple[Any, ...] = ()
         self.tools = tools
         self.default_options: dict[str, Any] = merge_options(default_options)
         self.context_providers = tuple(context_providers)
@@ -104,9 +109,17 @@ class Agent:
 
     @tools.setter
     def tools(self, tools: Sequence[Any]) -> None:
-        normalized = tuple(normalize_tools(tools))
+        own_tools, providers = split_tool_providers(tools)
+        if self._entered and tuple(providers) != self._tool_providers:
+            raise RuntimeError(
+                "the agent's tool providers cannot change inside `async with agent:` (the "
+                "new ones would never be entered); assign the tools before entering the agent"
+            )
+        # Providers stay in the list, in no particular place: each run asks them.
+        normalized = (*normalize_tools(own_tools), *providers)
         check_unique_names(normalized, "the agent's tools")
         self._tools = normalized
+        self._tool_providers = tuple(providers)
 
     @property
     def middleware(self) -> tuple[object, ...]:
@@ -129,6 +142,36 @@ class Agent:
     def description(self) -> str | None:
         """What the agent does (used when it is a tool of another agent)."""
         return self._description
+
+    @property
+    def tool_providers(self) -> tuple[Any, ...]:
+        """The tool providers among the agent's tools: each run asks them for tools."""
+        return self._tool_providers
+
+    async def __aenter__(self) -> Self:
+        """Enter the tool providers that need a lifecycle (an MCP connection, say).
+
+        Nested and repeated ``async with agent:`` blocks share one entry: the
+        providers are left when the outermost block ends.
+        """
+        if self._entered == 0:
+            stack = AsyncExitStack()
+            try:
+                for provider in self._tool_providers:
+                    if hasattr(provider, "__aenter__") and hasattr(provider, "__aexit__"):
+                        await stack.enter_async_context(provider)
+            except BaseException:
+                await stack.aclose()
+                raise
+            self._exit_stack = stack
+        self._entered += 1
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._entered -= 1
+        if self._entered == 0 and self._exit_stack is not None:
+            stack, self._exit_stack = self._exit_stack, None
+            await stack.aclose()
 
     def create_session(self, *, session_id: str | None = None) -> AgentSession:
         """A new session for a conversation with this agent."""
@@ -262,7 +305,9 @@ class Agent:
             )
         run_tools = list(self.tools)
         if tools:
-            run_tools.extend(normalize_tools(tools))
+            extra, providers = split_tool_providers(tools)
+            run_tools.extend(normalize_tools(extra))
+            run_tools.extend(providers)
             check_unique_names(run_tools, "the agent's and this run's tools")
         locals_ = None if session is None else saved_locals(session)
         # Positional, in field order (agent, messages, session, instructions, tools,

@@ -44,6 +44,7 @@ from agentcore.middleware._pipeline import MiddlewareTermination, Pipelines, run
 from agentcore.observers import ObserverSet
 from agentcore.structured import parse_answer
 from agentcore.tools import normalize_tools
+from agentcore.tools._normalize import is_tool_provider, split_tool_providers
 
 if TYPE_CHECKING:
     from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
@@ -61,6 +62,9 @@ class AgentShape(Protocol):
 
     @property
     def tools(self) -> Sequence[Any]: ...
+
+    @property
+    def tool_providers(self) -> Sequence[Any]: ...
 
     @property
     def context_providers(self) -> Sequence[ContextProvider]: ...
@@ -396,10 +400,14 @@ class AgentRun:
         tool_index = None
         if run_tools:
             agent_tools = agent.tools
-            if len(run_tools) != len(agent_tools) or not all(map(is_, run_tools, agent_tools)):
-                # Run tools, middleware or a context provider changed the tools: check
-                # them again.
-                run_tools = normalize_tools(run_tools)
+            if (
+                agent.tool_providers
+                or len(run_tools) != len(agent_tools)
+                or not all(map(is_, run_tools, agent_tools))
+            ):
+                # Tool providers, run tools, middleware or a context provider changed
+                # the tools: ask the providers, then check everything again.
+                run_tools = normalize_tools(await provided_tools(run_tools, context))
                 check_unique_names(run_tools, "this run's tools")
             else:
                 tool_index = self.runtime.tool_index(agent_tools)
@@ -480,17 +488,49 @@ class AgentRun:
                 await after(context)
 
 
-def check_unique_names(tools: Sequence[Any], where: str) -> None:
-    """Raise ``ValueError`` naming the first tool name used twice in ``tools``."""
-    seen: set[str] = set()
+async def provided_tools(items: Sequence[Any], context: AgentContext) -> list[Any]:
+    """``items`` with each tool provider replaced by the tools it gives this run.
+
+    A name two sources share raises ``ValueError`` naming both, before any call.
+    """
+    own, providers = split_tool_providers(items)
+    if not providers:
+        return own
+    tools = list(own)
+    source = dict.fromkeys(_names(own), "the agent's and the run's own tools")
+    for provider in providers:
+        given = list(await provider.get_tools(context))
+        for name in _names(given):
+            if name in source:
+                raise ValueError(
+                    f"two tools named {name!r}: one from {source[name]}, one from "
+                    f"{provider!r}; give a toolset a prefix (tool_prefix=...) or filter "
+                    f"one of them out"
+                )
+            source[name] = repr(provider)
+        tools.extend(given)
+    return tools
+
+
+def _names(tools: Sequence[Any]) -> list[str]:
+    names: list[str] = []
     for item in tools:
-        name: object = (
-            cast("Mapping[str, Any]", item).get("name")
-            if isinstance(item, Mapping)
-            else getattr(item, "name", None)
-        )
-        if not isinstance(name, str):
+        if isinstance(item, Mapping):
+            name: object = cast("Mapping[str, Any]", item).get("name")
+        elif is_tool_provider(item):
             continue
+        else:
+            name = getattr(item, "name", None)
+        if isinstance(name, str):
+            names.append(name)
+    return names
+
+
+def check_unique_names(tools: Sequence[Any], where: str) -> None:
+    """Raise ``ValueError`` naming the first tool name used twice in ``tools``
+    (tool providers are not tools: what they give is checked when a run asks)."""
+    seen: set[str] = set()
+    for name in _names(tools):
         if name in seen:
             raise ValueError(
                 f"two tools named {name!r} in {where}; tool names must be unique — rename one "

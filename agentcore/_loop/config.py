@@ -9,7 +9,7 @@ import attrs
 
 if TYPE_CHECKING:
     from agentcore._types.contents import FunctionCallContent
-    from agentcore.tools import FunctionTool
+    from agentcore.tools import SupportsToolCall
 
 
 def _at_least(minimum: int) -> Any:
@@ -96,8 +96,8 @@ class FunctionInvocationConfiguration:
     additional_tools: tuple[Any, ...] = attrs.field(default=(), converter=_declared_tools)
     include_detailed_errors: bool = attrs.field(default=False, validator=_flag)
     max_concurrency: int | None = attrs.field(default=None, validator=_optional_positive)
-    approval_policy: Callable[[FunctionCallContent, FunctionTool[..., Any]], bool] | None = (
-        attrs.field(default=None, validator=_optional_callable)
+    approval_policy: Callable[[FunctionCallContent, SupportsToolCall], bool] | None = attrs.field(
+        default=None, validator=_optional_callable
     )
 
 

@@ -23,7 +23,7 @@ from agentcore.observers import ObserverSet
 
 if TYPE_CHECKING:
     from agentcore.protocols import SupportsGetResponse
-    from agentcore.tools import FunctionTool
+    from agentcore.tools import SupportsToolCall
 
 __all__ = ["LoopState", "LoopSummary", "ToolIndex"]
 
@@ -53,7 +53,7 @@ class ToolIndex:
     __slots__ = ("always_ask", "function_tools")
 
     def __init__(self, tools: Sequence[Any]) -> None:
-        function_tools: dict[str, FunctionTool[..., Any]] = {}
+        function_tools: dict[str, SupportsToolCall] = {}
         always_ask: set[str] = set()
         for item in tools:
             name = getattr(item, "name", None)
@@ -61,7 +61,7 @@ class ToolIndex:
                 function_tools[name] = item
                 if item.approval_mode == "always_require":
                     always_ask.add(name)
-        self.function_tools: Mapping[str, FunctionTool[..., Any]] = function_tools
+        self.function_tools: Mapping[str, SupportsToolCall] = function_tools
         self.always_ask: frozenset[str] = frozenset(always_ask) if always_ask else NO_NAMES
 
 
@@ -136,7 +136,7 @@ class LoopState:
         self.resumed: Message | None = None
         self.terminated = False
         self.invocations: dict[str, int] | None = None
-        self.function_tools: Mapping[str, FunctionTool[..., Any]]
+        self.function_tools: Mapping[str, SupportsToolCall]
         self.always_ask: frozenset[str]
         # The options and messages are this loop's own from here on (``own_options``
         # says the caller handed over fresh ones, so they are not copied twice).

@@ -4,29 +4,43 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
 from agentcore._concurrency import gather_in_order
 from agentcore._types.contents import (
+    DataContent,
     FunctionCallContent,
     FunctionResultContent,
+    TextContent,
+    UriContent,
 )
 from agentcore.errors import RunAbortedError, ToolCallRefused, UnknownToolError
 from agentcore.middleware._contexts import FunctionInvocationContext
 from agentcore.middleware._pipeline import MiddlewareTermination, run_pipeline
-from agentcore.tools import ToolArgumentsError, ToolContext, UserInputRequired
+from agentcore.tools import ToolArgumentsError, ToolContext, ToolResult, UserInputRequired
 from agentcore.tools._context import NO_ANSWERS as _NO_ANSWERS
 
 if TYPE_CHECKING:
     from agentcore._loop.state import LoopState
 
 
+_MEDIA_CONTENTS = (TextContent, DataContent, UriContent)
+
+
 def result_value(value: Any) -> Any:
-    """A tool's return value in a form that survives JSON (what the model will see)."""
+    """A tool's return value in a form that survives JSON (what the model will see).
+
+    A sequence of text, data and URI contents stays contents (a tuple): adapters
+    send them as the API allows, so an image a tool returned reaches the model.
+    """
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
+    contents = _media_contents(value)
+    if contents is not None:
+        return contents
     if attrs.has(type(cast("object", value))):
         return attrs.asdict(value)
     dump = getattr(value, "model_dump", None)
@@ -41,6 +55,15 @@ def result_value(value: Any) -> Any:
             return dataclasses.asdict(value)
         return str(value)
     return value
+
+
+def _media_contents(value: object) -> tuple[Any, ...] | None:
+    if isinstance(value, _MEDIA_CONTENTS):
+        return (value,)
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    items = tuple(cast("Sequence[object]", value))
+    return items if all(isinstance(item, _MEDIA_CONTENTS) for item in items) else None
 
 
 def answer_text(value: Any) -> str:
@@ -103,6 +126,23 @@ def refuse_unknown_calls(state: LoopState, calls: list[FunctionCallContent]) -> 
                 raise UnknownToolError(call.name, list(state.function_tools))
 
 
+def tool_result_outcome(call: FunctionCallContent, result: ToolResult, terminated: bool) -> Outcome:
+    """A :class:`ToolResult` as the call's outcome: its value for the model (an error
+    result, counted as a failure, when ``is_error``), the rest kept for code."""
+    extra: dict[str, Any] = {}
+    if result.structured is not None:
+        extra["structured"] = result.structured
+    if result.meta is not None:
+        extra["meta"] = result.meta
+    content = FunctionResultContent(
+        call.call_id,
+        result=result_value(result.value),
+        error="tool error" if result.is_error else None,
+        additional_properties=extra or None,
+    )
+    return Outcome(content, result.is_error, terminated)
+
+
 def error_outcome(call: FunctionCallContent, message: str, kind: str) -> Outcome:
     return Outcome(FunctionResultContent(call.call_id, result=message, error=kind), True, False)
 
@@ -149,6 +189,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     tool_failures: list[Exception] = []
     answers = state.answers.get(call.call_id)
     terminated = False
+    metadata: dict[str, Any] | None = None  # the function context's, when there is one
     try:
         if not handlers:
             # No function middleware: call the tool directly (no context to build).
@@ -161,6 +202,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         else:
             # Positional, in field order (function, arguments, call_id, run).
             context = FunctionInvocationContext(tool, arguments, call.call_id, run)
+            metadata = context.metadata
             if call.call_id in state.approved:
                 context.approved = True
 
@@ -192,15 +234,24 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         if durable is not None and isinstance(exc, durable.errors):
             raise  # the durable engine's own failure: the run stops, the model is not told
         # The tool's own failure, passed back out through the middleware: the model is told.
+        # A function middleware may replace the exception's text (metadata "error_detail",
+        # e.g. to hide what an untrusted tool said).
+        shown = metadata.get("error_detail") if metadata is not None else None
         if isinstance(exc, TimeoutError):
-            outcome = error_outcome(call, f"Error: {call.name} timed out. {exc}", "timeout")
+            text = shown if isinstance(shown, str) else str(exc)
+            outcome = error_outcome(call, f"Error: {call.name} timed out. {text}", "timeout")
         else:
-            detail = f" {type(exc).__name__}: {exc}" if state.config.include_detailed_errors else ""
+            detail = ""
+            if state.config.include_detailed_errors:
+                detail = f" {shown}" if isinstance(shown, str) else f" {type(exc).__name__}: {exc}"
             outcome = error_outcome(call, f"Error: {call.name} failed.{detail}", "exception")
     else:
-        outcome = Outcome(
-            FunctionResultContent(call.call_id, result=result_value(result)), False, terminated
-        )
+        if isinstance(result, ToolResult):
+            outcome = tool_result_outcome(call, result, terminated)
+        else:
+            outcome = Outcome(
+                FunctionResultContent(call.call_id, result=result_value(result)), False, terminated
+            )
     if observers is not None:
         content = outcome.content
         await observers.tool_call_ended(

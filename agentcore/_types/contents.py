@@ -177,12 +177,18 @@ class FunctionResultContent:
     """The result of a function call, matched to it by ``call_id``.
 
     ``error`` is set when the call failed; ``result`` then holds what the model
-    is told about the failure.
+    is told about the failure. ``result`` is a JSON value, or a tuple of
+    ``TextContent``/``DataContent``/``UriContent`` for a tool that returned media.
+    ``additional_properties`` keeps what a :class:`~agentcore.ToolResult` carried
+    for code rather than the model (``"structured"``, ``"meta"``); it is not sent.
     """
 
     call_id: str
     result: Any = None
     error: str | None = None
+    additional_properties: Mapping[str, Any] | None = attrs.field(
+        default=None, converter=_frozen_mapping
+    )
     type: Literal["function_result"] = attrs.field(default="function_result", init=False)
 
 

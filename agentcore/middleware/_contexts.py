@@ -25,7 +25,7 @@ from agentcore._types.responses import (
 
 if TYPE_CHECKING:
     from agentcore._seams import SupportsAgentRun, SupportsGetResponse
-    from agentcore.tools import FunctionTool
+    from agentcore.tools import SupportsToolCall
 
 __all__ = ["AgentContext", "ChatContext", "FunctionInvocationContext"]
 
@@ -44,7 +44,9 @@ class AgentContext:
     """The context of agent middleware: one whole run.
 
     ``messages`` are the run's input; ``instructions``, ``tools``, ``options`` and
-    ``return_directly`` are per-run copies (change them freely). After
+    ``return_directly`` are per-run copies (change them freely). ``tools`` may hold
+    tool providers: the run asks them for their tools after the context providers'
+    ``before_run``. After
     ``call_next()`` returns, ``result`` holds the :class:`AgentResponse` (or, when
     ``stream`` is true, the :class:`ResponseStream` of the run).
     """
@@ -108,7 +110,7 @@ class FunctionInvocationContext:
     tool's return value (rewrite it to change what the model sees).
     """
 
-    function: FunctionTool[..., Any]
+    function: SupportsToolCall
     arguments: dict[str, Any]
     call_id: str
     run: RunContext

@@ -15,12 +15,15 @@ from agentcore.tools._context import ToolContext, UserInputRequired
 from agentcore.tools._errors import ToolArgumentsError
 from agentcore.tools._function_tool import ApprovalMode, FunctionTool, tool
 from agentcore.tools._normalize import normalize_tools
+from agentcore.tools._protocols import SupportsToolCall, ToolResult
 
 __all__ = [
     "ApprovalMode",
     "FunctionTool",
+    "SupportsToolCall",
     "ToolArgumentsError",
     "ToolContext",
+    "ToolResult",
     "UserInputRequired",
     "normalize_tools",
     "tool",

@@ -7,38 +7,67 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agentcore._types.options import ToolLike
 from agentcore.tools._function_tool import FunctionTool
+from agentcore.tools._protocols import SupportsToolCall, is_tool_shaped
 from agentcore.tools._types import is_mapping
 
 if TYPE_CHECKING:
     from agentcore._types.hosted_tools import HostedTool
 
-__all__ = ["normalize_tools"]
+__all__ = ["is_tool_provider", "normalize_tools", "split_tool_providers"]
 
 
 def normalize_tools(
-    tools: Iterable[FunctionTool[..., Any] | Callable[..., Any] | HostedTool | Mapping[str, Any]],
+    tools: Iterable[
+        FunctionTool[..., Any]
+        | SupportsToolCall
+        | Callable[..., Any]
+        | HostedTool
+        | Mapping[str, Any]
+    ],
 ) -> list[ToolLike]:
-    """Wrap plain callables in :class:`FunctionTool`; pass tools, hosted tools and raw
-    provider dicts through, in order.
+    """Wrap plain callables in :class:`FunctionTool`; pass tools (anything with a
+    tool's shape), hosted tools and raw provider dicts through, in order.
 
-    Anything else raises ``TypeError`` naming it. A plain callable that cannot be a
-    tool raises the ``FunctionTool`` construction error.
+    Anything else raises ``TypeError`` naming it; so does a tool provider, which
+    only an agent can ask for its tools. A plain callable that cannot be a tool
+    raises the ``FunctionTool`` construction error.
     """
     normalized: list[ToolLike] = []
     for item in tools:
         if isinstance(item, FunctionTool):
             normalized.append(cast("FunctionTool[..., Any]", item))
-        elif is_mapping(item) or _is_hosted_tool(item):
+        elif is_mapping(item) or _is_hosted_tool(item) or is_tool_shaped(item):
             normalized.append(cast("ToolLike", item))
+        elif is_tool_provider(item):
+            raise TypeError(
+                f"{item!r} is a tool provider: pass it to Agent(tools=...) or "
+                f"agent.run(tools=...), which ask it for its tools when a run starts, or "
+                f"pass the tools from `await provider.get_tools()` here"
+            )
         elif callable(item) and not isinstance(item, type):
             normalized.append(FunctionTool(item))
         else:
             raise TypeError(
                 f"cannot use {item!r} ({type(item).__name__}) as a tool; pass a function, a "
-                f"FunctionTool, a hosted tool (WebSearchTool, MCPTool, ...) or a raw "
+                f"FunctionTool (or anything with a tool's shape: agentcore.SupportsToolCall), "
+                f"a tool provider, a hosted tool (WebSearchTool, MCPTool, ...) or a raw "
                 f"provider tool dict"
             )
     return normalized
+
+
+def is_tool_provider(item: object) -> bool:
+    """Whether ``item`` hands out tools per run (``get_tools``) rather than being one."""
+    return callable(getattr(item, "get_tools", None)) and not is_tool_shaped(item)
+
+
+def split_tool_providers(items: Iterable[Any]) -> tuple[list[Any], list[Any]]:
+    """``items`` as (everything else, tool providers), each in order."""
+    tools: list[Any] = []
+    providers: list[Any] = []
+    for item in items:
+        (providers if is_tool_provider(item) else tools).append(item)
+    return tools, providers
 
 
 def _is_hosted_tool(item: object) -> bool:

@@ -27,7 +27,7 @@ from agentcore import (
     FunctionCallContent,
     FunctionInvocationConfiguration,
     FunctionInvocationContext,
-    FunctionTool,
+    SupportsToolCall,
 )
 
 __all__ = ["ApprovalRule", "Decision", "ToolApproval"]
@@ -100,7 +100,7 @@ class ToolApproval:
                 return rule.decision, rule.reason
         return self.default, None
 
-    def requires_approval(self, call: FunctionCallContent, tool: FunctionTool[..., Any]) -> bool:
+    def requires_approval(self, call: FunctionCallContent, tool: SupportsToolCall) -> bool:
         """Whether ``call`` should wait for the caller (a rule says ``ask``).
 
         For a tool-loop hook deciding approvals per call; arguments that do not parse

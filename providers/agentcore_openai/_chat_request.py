@@ -17,6 +17,7 @@ from agentcore_openai._content_parts import (
     audio_format,
     is_image,
     is_pdf,
+    result_contents,
     result_text,
     unsupported,
 )
@@ -81,6 +82,7 @@ def _message_items(message: Message, system_role: str) -> list[dict[str, Any]]:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
+    media: list[dict[str, Any]] = []  # images and files tools returned
     for content in message.contents:
         if isinstance(content, TextContent):
             if role == "tool":
@@ -115,6 +117,11 @@ def _message_items(message: Message, system_role: str) -> list[dict[str, Any]]:
             results.append(
                 {"role": "tool", "tool_call_id": content.call_id, "content": result_text(content)}
             )
+            contents = result_contents(content)
+            if contents is not None:
+                media.extend(
+                    _media_part(item) for item in contents if not isinstance(item, TextContent)
+                )
         # Reasoning, hosted tool calls/results (Chat Completions has neither),
         # approvals (the tool loop's bookkeeping), errors and usage are not sent.
     items: list[dict[str, Any]] = []
@@ -131,6 +138,11 @@ def _message_items(message: Message, system_role: str) -> list[dict[str, Any]]:
             item["name"] = message.author_name
         items.append(item)
     items.extend(results)
+    if media:
+        # A tool message holds text only: the media a tool returned follow as a user
+        # message, after every result of the turn so the results stay together.
+        intro = {"type": "text", "text": "Images and files the tools above returned:"}
+        items.append({"role": "user", "content": [intro, *media]})
     return items
 
 

@@ -30,7 +30,13 @@ from agentcore import (
     UriContent,
     WebSearchTool,
 )
-from agentcore_openai._content_parts import is_image, is_pdf, result_text, unsupported
+from agentcore_openai._content_parts import (
+    is_image,
+    is_pdf,
+    result_contents,
+    result_text,
+    unsupported,
+)
 from agentcore_openai._errors import PROVIDER
 from agentcore_openai._tools import (
     FunctionSpec,
@@ -75,6 +81,20 @@ def _media_part(content: DataContent | UriContent) -> dict[str, Any]:
         f"a DataContent of type {content.media_type!r}",
         "the Responses API takes images, PDFs and text files (audio needs OpenAIChatClient)",
     )
+
+
+def _result_output(content: FunctionResultContent) -> str | list[dict[str, Any]]:
+    # A tool that returned media sends output parts (text, images, files); any
+    # other result is one string.
+    contents = result_contents(content)
+    if contents is None:
+        return result_text(content)
+    return [
+        {"type": "input_text", "text": item.text}
+        if isinstance(item, TextContent)
+        else _media_part(item)
+        for item in contents
+    ]
 
 
 def _reasoning_item(content: ReasoningContent) -> dict[str, Any]:
@@ -153,7 +173,7 @@ class _InputBuilder:
                     {
                         "type": "function_call_output",
                         "call_id": content.call_id,
-                        "output": result_text(content),
+                        "output": _result_output(content),
                     }
                 )
             elif isinstance(content, ReasoningContent):

@@ -1,10 +1,11 @@
-"""LabelTracking: three-tier labels, untrusted results hidden behind $VAR_n references."""
+"""LabelTracking: results labelled by the join of source, inputs and embedded label; untrusted
+results hidden behind per-run variable references."""
 
 from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from agentcore import (
     agent_middleware,
     tool,
 )
-from agentcore.testing import ScriptedChatClient
+from agentcore.testing import FunctionChatClient, ScriptedChatClient
 
 pytestmark = [
     pytest.mark.anyio,
@@ -105,6 +106,55 @@ def results(response: AgentResponse[Any]) -> list[Any]:
     ]
 
 
+_PLACEHOLDER = re.compile(r"\$VAR_(\d+)\b")
+_NAME = re.compile(r"\$VAR_\w+")
+
+
+def references(messages: Sequence[Message]) -> list[str]:
+    """The variable references the tool results of ``messages`` show, in order."""
+    found: list[str] = []
+    for message in messages:
+        for content in message.contents:
+            if isinstance(content, FunctionResultContent):
+                text = str(content.result)
+                found.extend(n for n in _NAME.findall(text) if n not in found)
+    return found
+
+
+def model(script: list[Any]) -> FunctionChatClient:
+    """Replays ``script``; ``$VAR_k`` in a call's arguments becomes the k-th reference the
+    conversation has shown (names are unique per run, so a script cannot spell them)."""
+    position = 0
+
+    def respond(messages: Sequence[Message], options: Mapping[str, Any]) -> Any:
+        nonlocal position
+        item = script[position]
+        position += 1
+        if not isinstance(item, ChatResponse):
+            return item
+        shown = references(messages)
+
+        def name(match: re.Match[str]) -> str:
+            index = int(match.group(1)) - 1
+            return shown[index] if index < len(shown) else match.group()
+
+        calls = [
+            FunctionCallContent(c.call_id, c.name, _PLACEHOLDER.sub(name, c.arguments))
+            if isinstance(c, FunctionCallContent) and isinstance(c.arguments, str)
+            else c
+            for m in item.messages
+            for c in m.contents
+        ]
+        return ChatResponse(messages=(Message("assistant", calls),), finish_reason="tool_calls")
+
+    return FunctionChatClient(respond)
+
+
+def var(run_context: RunContext, number: int) -> str:
+    """The name of the run's ``number``-th variable."""
+    return list(LabelTracking.variables(run_context))[number - 1]
+
+
 async def run(
     tracking: LabelTracking, script: list[Any], stream: bool = False
 ) -> tuple[AgentResponse[Any], RunContext]:
@@ -116,7 +166,7 @@ async def run(
         await call_next()
 
     agent = Agent(
-        ScriptedChatClient(script),
+        model(script),
         tracking.instructions,
         tools=[fetch_page, read_config, summarise, search, memo, secret_file, *tracking.tools],
         middleware=[keep_run, tracking],
@@ -135,9 +185,9 @@ async def test_an_undeclared_result_is_untrusted_and_hidden(stream: bool) -> Non
         LabelTracking(), [call("fetch_page", '{"url": "u"}'), "ok"], stream
     )
     (shown,) = results(response)
-    assert shown.startswith("$VAR_1 (untrusted result of fetch_page")
+    assert shown.startswith(f"{var(run_context, 1)} (untrusted result of fetch_page")
     assert PAGE not in str(response.messages)
-    assert LabelTracking.variables(run_context)["$VAR_1"]["value"] == PAGE
+    assert LabelTracking.variables(run_context)[var(run_context, 1)]["value"] == PAGE
 
 
 async def test_a_declared_trusted_source_is_shown() -> None:
@@ -162,21 +212,27 @@ async def test_a_source_integrity_attribute_on_the_tool_is_read() -> None:
 async def test_an_embedded_label_wins_over_the_declared_source() -> None:
     tracking = LabelTracking(source_labels={"secret_file": "trusted"})
     response, run_context = await run(tracking, [call("secret_file"), "ok"])
-    assert results(response)[0].startswith("$VAR_1")
-    entry = LabelTracking.variables(run_context)["$VAR_1"]
+    assert results(response)[0].startswith(var(run_context, 1))
+    entry = LabelTracking.variables(run_context)[var(run_context, 1)]
     assert (entry["integrity"], entry["confidentiality"]) == ("untrusted", "private")
     assert entry["value"] == {"text": "payroll"}
 
 
 async def test_an_embedded_trusted_label_is_shown_without_the_label_key() -> None:
-    response, _ = await run(LabelTracking(), [call("memo"), "ok"])
+    tracking = LabelTracking(source_labels={"memo": "trusted"})
+    response, _ = await run(tracking, [call("memo"), "ok"])
     assert results(response) == [{"text": "memo"}]
+
+
+async def test_an_embedded_trusted_label_cannot_raise_an_undeclared_tool() -> None:
+    response, run_context = await run(LabelTracking(), [call("memo"), "ok"])
+    assert results(response)[0].startswith(var(run_context, 1))
 
 
 async def test_a_list_result_gets_the_join_of_its_items_labels() -> None:
     response, run_context = await run(LabelTracking(), [call("search", '{"query": "q"}'), "ok"])
-    assert results(response)[0].startswith("$VAR_1")
-    assert LabelTracking.variables(run_context)["$VAR_1"]["value"] == [
+    assert results(response)[0].startswith(var(run_context, 1))
+    assert LabelTracking.variables(run_context)[var(run_context, 1)]["value"] == [
         {"text": "internal memo"},
         {"text": "forum post"},
     ]
@@ -187,18 +243,18 @@ async def test_a_reference_argument_gets_the_content_and_passes_on_its_label() -
     script = [call("secret_file"), call("summarise", '{"text": "$VAR_1"}'), "ok"]
     response, run_context = await run(tracking, script)
     assert received == ['{"text": "payroll"}']
-    assert results(response)[1].startswith("$VAR_2")
-    entry = LabelTracking.variables(run_context)["$VAR_2"]
+    assert results(response)[1].startswith(var(run_context, 2))
+    entry = LabelTracking.variables(run_context)[var(run_context, 2)]
     assert (entry["integrity"], entry["confidentiality"]) == ("untrusted", "private")
 
 
 async def test_references_stay_literal_when_resolution_is_off() -> None:
     tracking = LabelTracking(resolve_references=False)
-    await run(
+    _, run_context = await run(
         tracking,
         [call("fetch_page", '{"url": "u"}'), call("summarise", '{"text": "$VAR_1"}'), "ok"],
     )
-    assert received == ["$VAR_1"]
+    assert received == [var(run_context, 1)]
 
 
 async def test_inspect_variable_reveals_the_content_and_taints_the_context() -> None:
@@ -211,7 +267,7 @@ async def test_inspect_variable_reveals_the_content_and_taints_the_context() -> 
     response, run_context = await run(tracking, script)
     revealed = results(response)[1]
     assert revealed == {
-        "variable": "$VAR_1",
+        "variable": var(run_context, 1),
         "integrity": "untrusted",
         "confidentiality": "public",
         "content": PAGE,
@@ -230,8 +286,10 @@ async def test_inspecting_an_unknown_variable_lists_the_known_ones() -> None:
         call("inspect_variable", '{"name": "$VAR_9"}'),
         "ok",
     ]
-    response, _ = await run(LabelTracking(), script)
-    assert results(response)[1] == "Error: there is no variable '$VAR_9'. Known variables: $VAR_1."
+    response, run_context = await run(LabelTracking(), script)
+    assert results(response)[1] == (
+        f"Error: there is no variable '$VAR_9'. Known variables: {var(run_context, 1)}."
+    )
 
 
 async def test_without_hiding_results_are_labelled_but_shown() -> None:
@@ -244,7 +302,8 @@ async def test_without_hiding_results_are_labelled_but_shown() -> None:
 
 async def test_the_variable_store_is_json_serializable() -> None:
     _, run_context = await run(LabelTracking(), [call("search", '{"query": "q"}'), "ok"])
-    assert run_context.locals.to_dict()["label_tracking.variables"]["$VAR_1"]["tool"] == "search"
+    stored = run_context.locals.to_dict()["label_tracking.variables"]
+    assert stored[var(run_context, 1)]["tool"] == "search"
 
 
 def test_label_from_reads_strings_dicts_and_labels() -> None:
@@ -277,5 +336,6 @@ async def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None
     exec(compile(source.group(1), str(DOCS), "exec"), namespace)
     await namespace["main"]()
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("$VAR_1 (untrusted result of fetch_page, hidden")
-    assert out[1:] == ["9", "The page has 9 words."]
+    assert re.match(r"\$VAR_\w+_1 \(untrusted result of fetch_page, hidden", out[0])
+    assert re.match(r"\$VAR_\w+_2 \(untrusted result of word_count, hidden", out[1])
+    assert out[2] == "The count came from untrusted input, so it stays hidden."

@@ -3,15 +3,19 @@ call without tools; unknown tools are reported or raised."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 
 from agentcore import (
     Agent,
     FunctionInvocationConfiguration,
+    FunctionInvocationContext,
     FunctionResultContent,
     InMemoryHistoryStore,
     Message,
     ToolLoop,
+    function_middleware,
     tool,
 )
 from agentcore.errors import UnknownToolError
@@ -65,6 +69,41 @@ async def test_detailed_errors_put_the_exception_in_the_result(stream: bool) -> 
         )
     ]
     assert_history_valid(client.requests)
+
+
+@tool
+def slow() -> str:
+    """Times out, saying something it should not."""
+    raise TimeoutError("secret detail")
+
+
+@function_middleware
+async def hide_detail(
+    context: FunctionInvocationContext, call_next: Callable[[], Awaitable[None]]
+) -> None:
+    try:
+        await call_next()
+    except Exception:
+        context.metadata["error_detail"] = "(hidden)"
+        raise
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("boom", "Error: boom failed. (hidden)"), ("slow", "Error: slow timed out. (hidden)")],
+)
+async def test_a_function_middleware_can_replace_the_error_detail(
+    stream: bool, name: str, expected: str
+) -> None:
+    client = ScriptedChatClient([one_call(name), text("sorry")])
+    config = FunctionInvocationConfiguration(include_detailed_errors=True)
+    agent = Agent(client, tools=[boom, slow], tool_loop=config, middleware=[hide_detail])
+
+    response, _ = await run_agent(agent, "go", stream=stream)
+
+    assert [r.result for r in results(response.messages)] == [expected]
+    assert "secret detail" not in str(client.requests[1].messages)
 
 
 @pytest.mark.parametrize("stream", [False, True])

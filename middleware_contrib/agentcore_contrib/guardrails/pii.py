@@ -1,7 +1,9 @@
 """Personal data: find it in text, then redact it or block the text.
 
-Detected kinds: e-mail addresses, phone numbers (international ``+`` form, North
-American ``(555) 123-4567`` form, UK national ``0`` form), payment card numbers (13-19
+Detected kinds: e-mail addresses, phone numbers (international ``+``/``00`` form with
+an optional ``(0)``, North American ``(555) 123-4567`` form, national forms with a trunk
+``0`` or a parenthesised area code; spaces, dots, dashes and an extension allowed; dates,
+versions, prices and ids left alone), payment card numbers (13-19
 digits passing the Luhn check, starting 2-6), IBANs (known country lengths and the
 ISO 13616 mod-97 check), US social security numbers (separated form, or nine digits right
 after "SSN"; the never-issued areas 000, 666 and 900-999, group 00 and serial 0000 are
@@ -15,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Literal, TypeAlias, get_args
 
+import anyio.to_thread
 import attrs
 
 from agentcore_contrib.guardrails._base import GuardResult
@@ -115,9 +118,33 @@ _SSN_LABELLED = re.compile(
 _NINO = re.compile(
     r"(?i)(?<![A-Za-z0-9])[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])", re.ASCII
 )
-_PHONE_INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?![\w-])")
-_PHONE_NANP = re.compile(r"(?<![\w-])(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}(?![\w-])")
-_PHONE_UK = re.compile(r"(?<![\w+-])0\d{2,4}[ -]?\d{3,4}[ -]?\d{3,4}(?![\w-])")
+_SEP = r"(?:[ .\-\u00a0]|\) ?| ?\(|/ ?)?"
+_EXTENSION = r"(?:[ ,]*(?:ext\.?|extension|x|#)[ .:]*\d{1,6})?"
+_PHONE_INTERNATIONAL = re.compile(
+    r"(?<![\w+.\-/])(?:\+|00)[1-9]\d{0,2}(?:"
+    + _SEP
+    + r"(?:\(0\)"
+    + _SEP
+    + r")?\d{1,5}){1,6}"
+    + _EXTENSION
+    + r"(?![\w\-]|[.,]\d)",
+    re.IGNORECASE,
+)
+_PHONE_NANP = re.compile(
+    r"(?<![\w+.\-/])(?:1[ .\-]?)?(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[ .\-])[2-9]\d{2}[ .\-]\d{4}"
+    + _EXTENSION
+    + r"(?![\w\-]|[.,]\d)",
+    re.IGNORECASE,
+)
+# National forms: a trunk 0 and an area code (030 901820, 06.12.34.56.78, (02) 9374 4000),
+# or an area code in parentheses ((11) 91234-5678).
+_PHONE_NATIONAL = re.compile(
+    r"(?<![\w+.\-/(])(?:\(0\d{1,4}\)|0\d{1,4}|\(\d{2,4}\))(?:[ .\-]?\d{2,5}){1,4}"
+    + _EXTENSION
+    + r"(?![\w\-]|[.,]\d)",
+    re.IGNORECASE,
+)
+_DATE_LIKE = re.compile(r"\d{1,4}[./\-]\d{1,2}[./\-]\d{1,4}")
 
 
 def _digits(text: str) -> str:
@@ -168,15 +195,25 @@ def _find_emails(text: str) -> Iterable[PIIMatch]:
         yield PIIMatch("email", m.start(), m.end(), m.group())
 
 
+def _phone_digits(value: str) -> str:
+    """The digits of a phone number without its extension and the ``(0)`` trunk marker."""
+    value = re.split(r"(?i)[ ,]*(?:ext|extension|x|#)", value)[0]
+    return _digits(value.replace("(0)", ""))
+
+
 def _find_phones(text: str) -> Iterable[PIIMatch]:
     for pattern, low, high in (
-        (_PHONE_INTERNATIONAL, 8, 15),
+        (_PHONE_INTERNATIONAL, 8, 17),  # up to 15 digits after a 00 prefix
         (_PHONE_NANP, 10, 11),
-        (_PHONE_UK, 10, 11),
+        (_PHONE_NATIONAL, 9, 12),
     ):
         for m in pattern.finditer(text):
-            if low <= len(_digits(m.group())) <= high:
-                yield PIIMatch("phone", m.start(), m.end(), m.group())
+            value = m.group()
+            if not low <= len(_phone_digits(value)) <= high:
+                continue
+            if pattern is _PHONE_NATIONAL and _DATE_LIKE.fullmatch(value):
+                continue  # 01.02.2024 is a date
+            yield PIIMatch("phone", m.start(), m.end(), value)
 
 
 # Checksummed kinds first: where matches overlap, the stronger evidence wins.
@@ -201,6 +238,10 @@ def find_pii(text: str, kinds: Iterable[PIIKind] = ALL_KINDS) -> list[PIIMatch]:
             if all(match.end <= t.start or match.start >= t.end for t in taken):
                 taken.append(match)
     return sorted(taken, key=lambda m: m.start)
+
+
+OFF_LOOP_CHARS = 32_768
+"""Texts longer than this are searched in a worker thread (about 30 ms of work)."""
 
 
 class PIIGuard:
@@ -247,8 +288,13 @@ class PIIGuard:
         return find_pii(text, self.kinds)
 
     async def check(self, text: str) -> GuardResult:
-        """Block or redact the personal data found in ``text``."""
-        matches = self.find(text)
+        """Block or redact the personal data found in ``text``. A long text (over
+        ``OFF_LOOP_CHARS``) is searched in a worker thread, so the event loop keeps running
+        other tasks meanwhile."""
+        if len(text) > OFF_LOOP_CHARS:
+            matches = await anyio.to_thread.run_sync(self.find, text)
+        else:
+            matches = self.find(text)
         if not matches:
             return GuardResult.allow()
         kinds = sorted({m.kind for m in matches})

@@ -1,0 +1,147 @@
+"""An MCP server for the cases real servers cannot produce: images, errors, slow
+calls, a tool list that grows, a crash. Built on the ``mcp`` SDK's ``MCPServer``.
+
+Run ``python fixture_server.py stdio`` or ``python fixture_server.py http PORT``
+(bound to 127.0.0.1). The ``lists`` tool says how many ``tools/list`` requests the
+process answered, so tests can see the client's cache at work.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import sys
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
+
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+
+server = MCPServer("fixture", instructions="Use add for sums.")
+_counter = 0
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: float
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+def weather(city: str) -> Weather:
+    """The weather in a city (structured)."""
+    return Weather(city=city, celsius=21.5)
+
+
+@server.tool()
+def pixel() -> list[types.TextContent | types.ImageContent]:
+    """A one-pixel PNG and a caption."""
+    image = base64.b64encode(PIXEL).decode()
+    return [
+        types.TextContent(type="text", text="a red pixel:"),
+        types.ImageContent(type="image", data=image, mime_type="image/png"),
+    ]
+
+
+@server.tool()
+def readme() -> list[types.EmbeddedResource]:
+    """An embedded text resource."""
+    resource = types.TextResourceContents(uri="file:///readme.txt", text="Read me.")
+    return [types.EmbeddedResource(type="resource", resource=resource)]
+
+
+@server.tool()
+def fail(reason: str = "boom") -> str:
+    """Always raises."""
+    raise ValueError(reason)
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Sleeps, then answers."""
+    await anyio.sleep(seconds)
+    return "slept"
+
+
+@server.tool(annotations={"readOnlyHint": False, "destructiveHint": True})  # type: ignore[arg-type]  # the SDK validates the dict into ToolAnnotations
+def delete(path: str) -> str:
+    """Deletes a path (pretend)."""
+    return f"deleted {path}"
+
+
+@server.tool()
+def count() -> int:
+    """Counts calls in this server process."""
+    global _counter
+    _counter += 1
+    return _counter
+
+
+@server.tool()
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool()
+def crash() -> str:
+    """Ends the server process at once."""
+    os._exit(3)
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Adds the tool `late` and tells clients of both protocol eras."""
+
+    def late() -> str:
+        """Added at run time."""
+        return "late"
+
+    server.add_tool(late)
+    with contextlib.suppress(Exception):  # a legacy session has no listen bus
+        await ctx.notify_tools_changed()
+    with contextlib.suppress(Exception):  # a modern session may have no back channel
+        await ctx.session.send_tool_list_changed()
+    return "grown"
+
+
+_lists = 0
+
+
+@server.tool()
+def lists() -> int:
+    """How many tools/list requests this server process has answered."""
+    return _lists
+
+
+def _count_lists() -> None:
+    low = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    entry = low.get_request_handler("tools/list")
+    assert entry is not None
+    listing = entry.handler
+
+    async def counting(ctx: Any, params: Any) -> Any:
+        global _lists
+        _lists += 1
+        return await listing(ctx, params)
+
+    low.add_request_handler("tools/list", entry.params_type, counting)
+
+
+if __name__ == "__main__":
+    _count_lists()
+    if sys.argv[1] == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

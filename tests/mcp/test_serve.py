@@ -1,0 +1,151 @@
+"""Agents and tools served over MCP, listed and called by the official ``mcp`` client:
+in memory, over stdio, and over streamable HTTP bound to 127.0.0.1."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from agentcore_mcp import to_mcp_server
+from mcp import Client, StdioServerParameters, types
+
+from agentcore import Agent, DataContent, TextContent, ToolResult, tool
+from agentcore.testing import ScriptedChatClient
+
+from .conftest import HERE, SDK_SSE_GENERATOR_WARNING, free_port, start_http, stop
+from .served_tools import build, shout
+
+pytestmark = [pytest.mark.anyio, SDK_SSE_GENERATOR_WARNING]
+
+SERVED = str(HERE / "served_tools.py")
+
+
+def texts(result: types.CallToolResult) -> list[str]:
+    return [block.text for block in result.content if isinstance(block, types.TextContent)]
+
+
+@tool
+def fails() -> str:
+    """Always fails."""
+    raise RuntimeError("secret detail")
+
+
+@tool
+def chart() -> list[Any]:
+    """Text and an image."""
+    return [TextContent("chart:"), DataContent(b"\x89PNG", "image/png")]
+
+
+@tool
+def weather(city: str) -> ToolResult:
+    """Structured weather."""
+    return ToolResult(f"{city}: 12 °C", structured={"city": city, "celsius": 12})
+
+
+@tool
+def refuse() -> ToolResult:
+    """An error written for the model."""
+    return ToolResult("Error: no such city", is_error=True)
+
+
+async def test_tools_are_listed_with_their_schemas_and_hints() -> None:
+    async with Client(build()) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+
+    assert set(listed) == {"shout", "helper"}
+    assert listed["shout"].input_schema == dict(shout.parameters)
+    assert listed["shout"].annotations is not None
+    assert listed["shout"].annotations.read_only_hint is True
+    assert listed["helper"].input_schema["required"] == ["task"]
+    assert listed["helper"].description == "Answers geography questions."
+
+
+async def test_a_tool_and_an_agent_answer_calls() -> None:
+    async with Client(build()) as client:
+        shouted = await client.call_tool("shout", {"text": "hi"})
+        answered = await client.call_tool("helper", {"task": "Capital of France?"})
+
+    assert texts(shouted) == ["HI"]
+    assert texts(answered) == ["Paris."]
+    assert not answered.is_error
+
+
+async def test_failures_are_error_results_without_the_exception_text() -> None:
+    server = to_mcp_server(shout, fails, refuse, name="s")
+    async with Client(server) as client:
+        failed = await client.call_tool("fails", {})
+        refused = await client.call_tool("refuse", {})
+        bad = await client.call_tool("shout", {"text": 3})
+
+    assert failed.is_error
+    assert texts(failed) == ["Error: fails failed."]
+    assert refused.is_error
+    assert texts(refused) == ["Error: no such city"]
+    assert bad.is_error
+    assert "text: expected str" in texts(bad)[0]
+
+
+async def test_media_and_structured_results_keep_their_shape() -> None:
+    async with Client(to_mcp_server(chart, weather, name="s")) as client:
+        drawn = await client.call_tool("chart", {})
+        measured = await client.call_tool("weather", {"city": "Oslo"})
+
+    assert isinstance(drawn.content[1], types.ImageContent)
+    assert drawn.content[1].mime_type == "image/png"
+    assert measured.structured_content == {"city": "Oslo", "celsius": 12}
+    assert texts(measured) == ["Oslo: 12 °C"]
+
+
+async def test_an_agent_that_pauses_for_approval_says_so() -> None:
+    @tool(approval_mode="always_require")
+    def delete(path: str) -> str:
+        return path
+
+    from tests.agent._runs import call_turn
+
+    agent = Agent(
+        ScriptedChatClient([call_turn("delete", '{"path": "/"}')]), name="janitor", tools=[delete]
+    )
+    async with Client(to_mcp_server(agent, name="s")) as client:
+        result = await client.call_tool("janitor", {"task": "clean up"})
+
+    assert result.is_error
+    assert "paused to ask for approval" in texts(result)[0]
+
+
+def test_bad_items_and_clashes_are_refused_where_given() -> None:
+    with pytest.raises(TypeError, match="cannot serve 42"):
+        to_mcp_server(42, name="s")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="two tools named 'shout'"):
+        to_mcp_server(shout, shout, name="s")
+    with pytest.raises(ValueError, match="has no name"):
+        to_mcp_server(Agent(ScriptedChatClient([])), name="s")
+
+
+async def test_served_over_stdio() -> None:
+    params = StdioServerParameters(command=sys.executable, args=[SERVED, "stdio"])
+    async with Client(params) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        result = await client.call_tool("shout", {"text": "over stdio"})
+
+    assert names == {"shout", "helper"}
+    assert texts(result) == ["OVER STDIO"]
+
+
+@pytest.fixture(scope="module")
+def served_url() -> Iterator[str]:
+    port = free_port()
+    process = start_http([sys.executable, SERVED, "http", str(port)], port)
+    yield f"http://127.0.0.1:{port}/mcp"
+    stop(process)
+
+
+async def test_served_over_streamable_http_on_loopback(served_url: str) -> None:
+    async with Client(served_url) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        result = await client.call_tool("helper", {"task": "Capital of France?"})
+
+    assert names == {"shout", "helper"}
+    assert texts(result) in (["Paris."], ["Rome."])
