@@ -48,7 +48,7 @@ from agentcore.serialization import (
     to_dict,
     unstructure,
 )
-from agentcore.tools import FunctionTool, ToolContext, UserInputRequired
+from agentcore.tools import FunctionTool, ToolContext, ToolResult, UserInputRequired
 
 __all__ = [
     "DECISIONS_TOPIC",
@@ -201,6 +201,8 @@ def _replay_tool(record: JSON, tool_name: str) -> Any:
     entry = cast("dict[str, Any]", record)
     if "value" in entry:
         return entry["value"]
+    if "tool_result" in entry:
+        return from_dict(entry["tool_result"], ToolResult)
     if "ask" in entry:
         raise UserInputRequired(str(entry["ask"]))
     if "refused" in entry:
@@ -228,7 +230,10 @@ class _DurableTool(FunctionTool[..., Any]):
             # The outcome, whatever it is, is recorded: a replay must tell the model
             # exactly what the first execution told it.
             try:
-                return _record_tool(await inner.invoke(arguments, context=context))
+                result = await inner.invoke(arguments, context=context)
+                if isinstance(result, ToolResult):
+                    return {"tool_result": to_dict(result)}
+                return _record_tool(result)
             except UserInputRequired as exc:
                 return {"ask": exc.prompt}
             except ToolCallRefused as exc:
@@ -344,10 +349,17 @@ class _DurableAgent(Agent):
 
 
 def _wrap(item: Any, engine: DurableEngine, name: str, policies: Mapping[str, StepPolicy]) -> Any:
-    if isinstance(item, FunctionTool) and not isinstance(item, _DurableTool):
+    if isinstance(item, FunctionTool):
         tool = cast("FunctionTool[..., Any]", item)
         return durable_tool(tool, engine, name=name, policy=policies.get(tool.name))
-    return item
+    if hasattr(item, "invoke") or hasattr(item, "get_tools"):
+        # Its calls (or its listing) would run in workflow code, again on every replay.
+        raise TypeError(
+            f"a durable agent cannot make {item!r} durable yet: only function tools "
+            f"(@tool, FunctionTool) become steps. Tool providers and other tool objects "
+            f"(MCP toolsets) would run outside any step; call them from a function tool."
+        )
+    return item  # hosted tools and provider dicts run at the provider
 
 
 def durable_agent(

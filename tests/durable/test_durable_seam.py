@@ -39,7 +39,7 @@ from agentcore.errors import ToolCallRefused
 from agentcore.observers import RunStarted
 from agentcore.protocols import SupportsGetResponse
 from agentcore.testing import FunctionChatClient, ScriptedChatClient
-from agentcore.tools import FunctionTool, ToolContext
+from agentcore.tools import FunctionTool, ToolContext, ToolResult
 
 from ..loop.harness import calls, results, text
 from .journal_engine import Journal, JournalEngine, StepMismatch
@@ -450,3 +450,38 @@ async def test_observers_and_tools_see_the_durable_run_id_and_run_tools_are_step
     await agent.run("x", tools=[extra])
     assert started == seen == ["run_wf:0"]
     assert "o.tool.extra" in journal.executed
+
+
+async def test_a_tool_result_value_is_recorded_and_replayed() -> None:
+    journal = Journal()
+    ran: list[str] = []
+
+    @tool
+    def check() -> ToolResult:
+        """Check."""
+        ran.append("check")
+        return ToolResult("card expired", structured={"code": 7}, is_error=True)
+
+    async def respond(messages: Sequence[Message], options: Any) -> ChatResponse[Any]:
+        if any(m.role == "tool" for m in messages):
+            found = results(messages)[0]
+            return text(f"{found.result} / {found.error}")
+        return calls(("c1", "check", "{}"))
+
+    answers: list[str] = []
+    for _ in range(2):
+        agent = Agent(FunctionChatClient(respond), name="r", tools=[check])
+        answers.append((await durable_agent(agent, JournalEngine(journal)).run("x")).text)
+    assert answers[0] == answers[1]
+    assert "card expired" in answers[0]
+    assert ran == ["check"]
+
+
+def test_tools_that_cannot_become_steps_are_refused() -> None:
+    class Toolset:
+        async def get_tools(self, context: Any) -> list[Any]:
+            return []
+
+    agent = Agent(World().client(), name="m", tools=[Toolset()])
+    with pytest.raises(TypeError, match="only function tools"):
+        durable_agent(agent, JournalEngine(Journal()))
