@@ -189,7 +189,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     tool_failures: list[Exception] = []
     answers = state.answers.get(call.call_id)
     terminated = False
-    metadata: dict[str, Any] | None = None  # the function context's, when there is one
+    context: FunctionInvocationContext | None = None
     try:
         if not handlers:
             # No function middleware: call the tool directly (no context to build).
@@ -202,7 +202,6 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         else:
             # Positional, in field order (function, arguments, call_id, run).
             context = FunctionInvocationContext(tool, arguments, call.call_id, run)
-            metadata = context.metadata
             if call.call_id in state.approved:
                 context.approved = True
 
@@ -234,16 +233,16 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         if durable is not None and isinstance(exc, durable.errors):
             raise  # the durable engine's own failure: the run stops, the model is not told
         # The tool's own failure, passed back out through the middleware: the model is told.
-        # A function middleware may replace the exception's text (metadata "error_detail",
+        # A function middleware may replace the exception's text (context.error_detail,
         # e.g. to hide what an untrusted tool said).
-        shown = metadata.get("error_detail") if metadata is not None else None
+        shown = context.error_detail if context is not None else None
         if isinstance(exc, TimeoutError):
-            text = shown if isinstance(shown, str) else str(exc)
+            text = shown if shown is not None else str(exc)
             outcome = error_outcome(call, f"Error: {call.name} timed out. {text}", "timeout")
         else:
             detail = ""
             if state.config.include_detailed_errors:
-                detail = f" {shown}" if isinstance(shown, str) else f" {type(exc).__name__}: {exc}"
+                detail = f" {shown}" if shown is not None else f" {type(exc).__name__}: {exc}"
             outcome = error_outcome(call, f"Error: {call.name} failed.{detail}", "exception")
     else:
         if isinstance(result, ToolResult):

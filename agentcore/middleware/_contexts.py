@@ -122,3 +122,7 @@ class FunctionInvocationContext:
     approved: bool = attrs.field(default=False, kw_only=True)
     """True when a person approved this call (an ``always_require`` tool or the
     approval policy asked, and the run was resumed with an approval)."""
+    error_detail: str | None = attrs.field(default=None, kw_only=True)
+    """Set it before re-raising a tool's exception to replace the exception's text in
+    what the model is told (with ``include_detailed_errors=True``, or on a timeout),
+    e.g. to hide what an untrusted tool said."""

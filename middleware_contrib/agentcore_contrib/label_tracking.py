@@ -47,7 +47,6 @@ from agentcore import (
 from agentcore.errors import RunAbortedError, ToolCallRefused
 
 __all__ = [
-    "ERROR_DETAIL_KEY",
     "LABEL_KEY",
     "LABEL_TRACKING_INSTRUCTIONS",
     "Accepts",
@@ -57,10 +56,6 @@ __all__ = [
 
 LABEL_KEY = "security_label"
 """The key of a label embedded in a dict tool result."""
-
-ERROR_DETAIL_KEY = "error_detail"
-"""The function-context metadata key whose text the tool loop shows in place of a
-tool's exception text (with ``include_detailed_errors=True``)."""
 
 VARIABLES_KEY = "label_tracking.variables"
 CONTEXT_LABEL_KEY = "label_tracking.context_label"
@@ -267,7 +262,7 @@ class LabelTracking:
         attribute = getattr(function, "source_integrity", None)
         return label_from(attribute) if attribute is not None else None
 
-    def accepts_of(self, function: FunctionTool[..., Any]) -> Accepts | None:
+    def accepts_of(self, function: SupportsToolCall) -> Accepts | None:
         """What ``function`` accepts: ``accepts[tool name]``, or an ``accepts`` attribute."""
         declared = self.accepts.get(function.name)
         if declared is not None:
@@ -352,9 +347,7 @@ class LabelTracking:
         except Exception as exc:
             if self.hide_untrusted and fallback.integrity is IntegrityLabel.UNTRUSTED:
                 name = self._hide(run, context, f"{type(exc).__name__}: {exc}", fallback)
-                context.metadata[ERROR_DETAIL_KEY] = (
-                    f"(the error text of an untrusted tool is hidden in {name})"
-                )
+                context.error_detail = f"(the error text of an untrusted tool is hidden in {name})"
             raise
         result = context.result
         embedded = _embedded(result, fallback)

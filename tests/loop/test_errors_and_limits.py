@@ -84,7 +84,7 @@ async def hide_detail(
     try:
         await call_next()
     except Exception:
-        context.metadata["error_detail"] = "(hidden)"
+        context.error_detail = "(hidden)"
         raise
 
 

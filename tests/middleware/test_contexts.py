@@ -77,6 +77,7 @@ def test_function_invocation_context_has_exactly_the_promised_fields() -> None:
         "result",
         "terminated",
         "approved",
+        "error_detail",
     }
 
 
