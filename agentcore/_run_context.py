@@ -12,6 +12,7 @@ from agentcore._types.responses import CustomEvent
 from agentcore._types.usage import Usage
 
 if TYPE_CHECKING:
+    from agentcore._replay import DurableRun
     from agentcore._sessions.session import AgentSession
 
 __all__ = ["RunContext", "RunLocals"]
@@ -92,7 +93,16 @@ class RunContext:
     ``RunContext`` as ``.run``.
     """
 
-    __slots__ = ("_events", "_extra_usage", "_locals", "_saved", "_sink", "run_id", "session")
+    __slots__ = (
+        "_events",
+        "_extra_usage",
+        "_locals",
+        "_saved",
+        "_sink",
+        "durable",
+        "run_id",
+        "session",
+    )
 
     def __init__(
         self,
@@ -109,6 +119,8 @@ class RunContext:
         self._events: list[CustomEvent] | None = None
         self._extra_usage: list[Usage] | None = None
         self._sink: Callable[[CustomEvent], None] | None = None
+        # Set by a durable wrapper (agentcore.durable) for a run that an engine replays.
+        self.durable: DurableRun | None = None
 
     @property
     def locals(self) -> RunLocals:

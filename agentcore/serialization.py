@@ -41,10 +41,12 @@ from agentcore._types.contents import (
     CONTENT_TYPES,
     Content,
     DataContent,
+    FunctionApprovalRequestContent,
     FunctionCallContent,
     FunctionResultContent,
     TextContent,
     UriContent,
+    UserInputRequestContent,
 )
 from agentcore._types.embeddings import Embedding, GeneratedEmbeddings
 from agentcore._types.hosted_tools import HOSTED_TOOL_TYPES, HostedTool
@@ -261,6 +263,16 @@ def _union_structure(
 converter.register_unstructure_hook_factory(lambda t: t in _TAG_FIELD, _tagged_unstructure)
 converter.register_structure_hook_factory(lambda t: t in _TAG_FIELD, _tagged_structure)
 converter.register_structure_hook(Content, _union_structure(_CONTENT_BY_TAG, "type", "content"))
+# What a paused run waits on (AgentSession.paused.requests): the two request contents.
+_REQUESTS = (FunctionApprovalRequestContent, UserInputRequestContent)
+converter.register_structure_hook(
+    FunctionApprovalRequestContent | UserInputRequestContent,
+    _union_structure(
+        {tag: cls for tag, cls in _CONTENT_BY_TAG.items() if cls in _REQUESTS},
+        "type",
+        "pending request",
+    ),
+)
 converter.register_structure_hook(HostedTool, _union_structure(_TOOL_BY_TAG, "kind", "hosted tool"))
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 
@@ -89,6 +90,11 @@ def _kernel_table(quick: bool) -> None:
             f"| {r.name:<{width}} | {r.agentcore_us:>8.1f} µs | {r.handwritten_us:>7.1f} µs "
             f"| {r.ratio:>5.1f}x | {budget:>9} | {r.note}"
         )
+    if importlib.util.find_spec("dbos") is not None:
+        from benchmarks import durable
+
+        print()
+        print(durable.report(durable.measure(durable.iterations(quick=quick))))
 
 
 def _guard_table(quick: bool) -> None:

@@ -28,7 +28,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("security", "sse", "_concurrency", "_feature_stage"),
     ("_types",),
     ("_streams", "serialization", "observers", "adapters"),
-    ("durable",),  # agentcore.durable*: the durable-run seam sits low, below sessions and runs
+    ("_replay",),  # the durable-run hooks a run carries: below sessions and runs
     ("_sessions",),
     ("_run_context", "_seams"),  # _seams: the chat-client and agent protocols contexts name
     ("tools",),
@@ -36,7 +36,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("protocols",),  # public seams; context providers and middleware protocols name contexts
     ("_loop",),
     ("_agent",),
-    ("testing", "workflows"),  # workflows may use every floor below; the kernel never imports it
+    # workflows and the durable-run wrappers (agentcore.durable) may use every floor below;
+    # the kernel never imports them
+    ("testing", "workflows", "durable"),
     (FACE,),  # agentcore/__init__.py: the public face re-exports from every floor
 )
 

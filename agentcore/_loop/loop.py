@@ -27,6 +27,7 @@ from agentcore._loop.pause import attach_requests, pause_for_input, resume
 from agentcore._loop.reported_errors import raise_reported_error
 from agentcore._loop.state import LoopState
 from agentcore._loop.tool_calls import Outcome, answer_text, refuse_unknown_calls, run_batch
+from agentcore._replay import request_id
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import PausedRun, PendingRequest
 from agentcore._streams.reader import Delegate
@@ -263,7 +264,11 @@ async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegat
         if waiting:
             # Raised now, not on resume: a pause holding such a call could never end.
             refuse_unknown_calls(state, calls)
-            approvals = [FunctionApprovalRequestContent(function_call=c) for c in waiting]
+            run_id = state.run.run_id
+            approvals = [
+                FunctionApprovalRequestContent(c, request_id(run_id, c.call_id, "approval"))
+                for c in waiting
+            ]
             state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
             attach_requests(state, approvals)
             if state.stream:

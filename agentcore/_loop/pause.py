@@ -16,6 +16,7 @@ import attrs
 
 from agentcore._loop.config import declared_only_names
 from agentcore._loop.tool_calls import Outcome, error_outcome, run_batch
+from agentcore._replay import request_id
 from agentcore._sessions.session import PausedRun
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
@@ -51,8 +52,11 @@ def pause_for_input(
     resumed: bool,
 ) -> list[UserInputRequestContent]:
     """Pause because tools asked the user something; keep the results that exist."""
+    run_id = state.run.run_id
     requests = [
-        UserInputRequestContent(function_call=call, prompt=outcome.prompt)
+        UserInputRequestContent(
+            call, outcome.prompt, request_id(run_id, call.call_id, "input", outcome.prompt)
+        )
         for call, outcome in zip(ran, outcomes, strict=True)
         if outcome.prompt is not None
     ]

@@ -106,6 +106,11 @@ async def run_batch(
         refuse_unknown_calls(state, calls)
     if len(calls) <= 1:
         return [await invoke_call(state, calls[0])] if calls else []
+    durable = state.run.durable
+    if durable is not None and durable.before_batch([call.call_id for call in calls]):
+        # The engine cannot draw step positions ahead: one call at a time, in call
+        # order, so a replay meets the steps in the order they were recorded.
+        return [await invoke_call(state, call) for call in calls]
     return await gather_in_order(
         [functools.partial(invoke_call, state, call) for call in calls],
         limit=state.config.max_concurrency,
@@ -224,6 +229,9 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     except Exception as exc:
         if not any(exc is failure for failure in tool_failures):
             raise  # raised by a function middleware: it propagates to the caller
+        durable = run.durable
+        if durable is not None and isinstance(exc, durable.errors):
+            raise  # the durable engine's own failure: the run stops, the model is not told
         # The tool's own failure, passed back out through the middleware: the model is told.
         # A function middleware may replace the exception's text (context.error_detail,
         # e.g. to hide what an untrusted tool said).

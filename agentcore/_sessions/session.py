@@ -21,13 +21,32 @@ if TYPE_CHECKING:
 __all__ = ["AgentSession", "PausedRun"]
 
 PENDING_KEY = "agentcore.pending_approvals"
-"""``state`` key of a paused run's calls, open requests and partial results (JSON)."""
+"""``state`` key where agentcore 0.1 kept a paused run (read, then moved to ``paused``)."""
 LOCALS_KEY = "agentcore.run_locals"
-"""``state`` key of a paused run's run-local values (JSON)."""
+"""``state`` key where agentcore 0.1 kept a paused run's run-local values."""
 
 
 def _new_session_id() -> str:
     return os.urandom(16).hex()
+
+
+PendingRequest = FunctionApprovalRequestContent | UserInputRequestContent
+
+
+@attrs.define
+class PausedRun:
+    """A tool batch waiting for the caller: approvals to give, questions to answer.
+
+    ``completed`` holds results of calls of the batch that already ran (they are
+    not run again); ``answers`` the user's answers so far, per call id and prompt;
+    ``locals`` the run-local values of the paused run, restored when it resumes.
+    """
+
+    calls: list[FunctionCallContent]
+    requests: list[PendingRequest]
+    completed: list[FunctionResultContent] = attrs.field(factory=list)
+    answers: dict[str, dict[str, str]] = attrs.field(factory=dict)
+    locals: dict[str, Any] = attrs.field(factory=dict)
 
 
 @attrs.define
@@ -37,14 +56,20 @@ class AgentSession:
     ``session_id`` keys the history store; ``service_conversation_id`` is set when
     the provider keeps the conversation itself (then the agent does not resend
     history); ``state`` is free-form JSON-serializable data of the caller's and
-    of context providers. A paused run keeps its pending calls and run-local
-    values in ``state`` too, so saving the session (``agentcore.serialization``)
-    saves the run.
+    of context providers. ``paused`` is the run waiting on this session's caller
+    (approvals, answers), with its run-local values, or ``None``: saving the session
+    (``agentcore.serialization``) saves the run. A session saved by agentcore 0.1,
+    which kept the paused run in ``state``, is read into ``paused`` when loaded.
     """
 
     session_id: str = attrs.field(factory=_new_session_id)
     service_conversation_id: str | None = None
     state: dict[str, Any] = attrs.field(factory=dict)
+    paused: PausedRun | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if PENDING_KEY in self.state or LOCALS_KEY in self.state:
+            _adopt_legacy_pause(self, strict=False)
 
     @property
     def pending_requests(
@@ -67,59 +92,67 @@ class AgentSession:
         )
 
 
-PendingRequest = FunctionApprovalRequestContent | UserInputRequestContent
-
-
-@attrs.define(eq=False)
-class PausedRun:
-    """A tool batch waiting for the caller: approvals to give, questions to answer.
-
-    ``completed`` holds results of calls of the batch that already ran (they are
-    not run again); ``answers`` the user's answers so far, per call id and prompt.
-    """
-
-    calls: list[FunctionCallContent]
-    requests: list[PendingRequest]
-    completed: list[FunctionResultContent] = attrs.field(factory=list)
-    answers: dict[str, dict[str, str]] = attrs.field(factory=dict)
-
-
 def save_pause(session: AgentSession, paused: PausedRun, run_locals: Mapping[str, Any]) -> None:
-    """Keep a paused run in ``session.state`` as JSON, with its run-local values."""
-    from agentcore.serialization import unstructure
-
-    session.state[PENDING_KEY] = {
-        "calls": [unstructure(c) for c in paused.calls],
-        "requests": [unstructure(r) for r in paused.requests],
-        "completed": [unstructure(r) for r in paused.completed],
-        "answers": {k: dict(v) for k, v in paused.answers.items()},
-    }
-    session.state[LOCALS_KEY] = dict(run_locals)
+    """Keep a paused run on the session, with its run-local values."""
+    session.paused = attrs.evolve(paused, locals=dict(run_locals))
 
 
 def clear_pause(session: AgentSession) -> None:
     """Forget a paused run (it finished, or the caller moved on)."""
-    session.state.pop(PENDING_KEY, None)
-    session.state.pop(LOCALS_KEY, None)
+    session.paused = None
 
 
 def load_pause(session: AgentSession) -> PausedRun | None:
     """The session's paused run, or ``None``.
 
-    Raises :class:`~agentcore.errors.RunStateError` when what the session holds is
-    not a paused run (edited by hand, or written by something else).
+    Raises :class:`~agentcore.errors.RunStateError` when the session holds a paused run
+    in agentcore 0.1's ``state`` keys that cannot be read (edited by hand, or written by
+    something else).
+    """
+    if PENDING_KEY in session.state or LOCALS_KEY in session.state:
+        _adopt_legacy_pause(session, strict=True)
+    return session.paused
+
+
+def saved_locals(session: AgentSession) -> dict[str, Any] | None:
+    """The run-local values of the session's paused run, or ``None``."""
+    paused = load_pause(session)
+    return None if paused is None else dict(paused.locals)
+
+
+def _adopt_legacy_pause(session: AgentSession, *, strict: bool) -> None:
+    """Move a paused run kept in ``state`` by agentcore 0.1 onto ``session.paused``.
+
+    What cannot be read stays in ``state`` untouched; ``strict`` then raises a
+    :class:`~agentcore.errors.RunStateError` saying how to recover.
     """
     pending = session.state.get(PENDING_KEY)
-    if not pending:
-        return None
-    try:
-        return _paused_run(pending)
-    except Exception as exc:
+    saved = session.state.get(LOCALS_KEY)
+    if saved is not None and not isinstance(saved, dict):
+        if not strict:
+            return
         raise RunStateError(
-            f"the paused run saved in this session (session.state[{PENDING_KEY!r}]) is "
-            f"corrupt: {type(exc).__name__}: {exc}. Restore it from a good copy of the "
-            f"session, or delete that key to give up the paused run"
-        ) from exc
+            f"the run-local values saved in this session (session.state[{LOCALS_KEY!r}]) are "
+            f"corrupt: expected a JSON object, got {type(saved).__name__}. Restore them from "
+            f"a good copy of the session, or delete that key"
+        )
+    paused: PausedRun | None = None
+    if pending:
+        try:
+            paused = _paused_run(pending)
+        except Exception as exc:
+            if not strict:
+                return
+            raise RunStateError(
+                f"the paused run saved in this session (session.state[{PENDING_KEY!r}]) is "
+                f"corrupt: {type(exc).__name__}: {exc}. Restore it from a good copy of the "
+                f"session, or delete that key to give up the paused run"
+            ) from exc
+    if paused is not None:
+        paused.locals = dict(cast("dict[str, Any]", saved or {}))
+        session.paused = paused
+    session.state.pop(PENDING_KEY, None)
+    session.state.pop(LOCALS_KEY, None)
 
 
 def _paused_run(pending: Any) -> PausedRun:
@@ -138,17 +171,3 @@ def _paused_run(pending: Any) -> PausedRun:
         completed=[structure(r, FunctionResultContent) for r in pending.get("completed", ())],
         answers={k: dict(v) for k, v in pending.get("answers", {}).items()},
     )
-
-
-def saved_locals(session: AgentSession) -> dict[str, Any] | None:
-    """The run-local values of the session's paused run, or ``None``."""
-    saved = session.state.get(LOCALS_KEY)
-    if saved is None:
-        return None
-    if not isinstance(saved, dict):
-        raise RunStateError(
-            f"the run-local values saved in this session (session.state[{LOCALS_KEY!r}]) are "
-            f"corrupt: expected a JSON object, got {type(saved).__name__}. Restore them from "
-            f"a good copy of the session, or delete that key"
-        )
-    return dict(cast("dict[str, Any]", saved))

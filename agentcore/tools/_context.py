@@ -55,6 +55,13 @@ class ToolContext:
     """The user's answers to this call's questions so far, by prompt."""
 
     @property
+    def idempotency_key(self) -> str:
+        """``"<run id>:<call id>"``: the same each time this call runs, for a tool to pass
+        to a service that deduplicates requests. A durable run's id is the same after
+        recovery, so a call repeated after a crash sends the same key."""
+        return f"{self.run.run_id}:{self.call_id}"
+
+    @property
     def session(self) -> AgentSession | None:
         """The run's session, when the run has one."""
         return self.run.session

@@ -1,7 +1,9 @@
-"""PostgreSQL history and checkpoint stores, for several processes or machines.
+"""PostgreSQL stores, for several processes or machines sharing one database.
 
-Needs the ``postgres`` extra: ``pip install 'agentcore-framework[postgres]'``. This package is the
-home the PostgreSQL store work fills; today it only checks that its SDK is installed.
+Needs the ``postgres`` extra: ``pip install 'agentcore-framework[postgres]'``.
+:class:`PostgresHistoryStore` keeps sessions' histories with the semantics of the
+kernel's ``SqliteHistoryStore``. (A PostgreSQL workflow checkpoint store follows the
+workflow engine.)
 """
 
 import importlib.util
@@ -11,4 +13,6 @@ if importlib.util.find_spec("psycopg") is None:
         "agentcore_postgres needs the psycopg driver: pip install 'agentcore-framework[postgres]'"
     )
 
-__all__: list[str] = []
+from agentcore_postgres._history import PostgresHistoryStore
+
+__all__ = ["PostgresHistoryStore"]

@@ -80,7 +80,9 @@ async def test_a_paused_session_holds_the_pending_requests_and_run_locals(stream
     session, outcome = await _pause(_pausing_client(), InMemoryHistoryStore(), stream)
 
     assert session.approval_requests == outcome.response.approval_requests
-    assert {"ticket": "T-42"} in session.state.values()
+    assert session.paused is not None
+    assert session.paused.locals == {"ticket": "T-42"}
+    assert session.state == {}  # the caller's alone
 
 
 async def test_a_paused_session_round_trips_through_versioned_json(stream: bool) -> None:
@@ -231,3 +233,35 @@ async def test_a_new_message_instead_of_a_decision_declines_the_paused_call(
         Message("user", "never mind, keep it"),
     )
     assert session.approval_requests == ()
+
+
+SAVED_BY_0_1 = Path(__file__).parent / "fixtures" / "paused_session_v0_1.json"
+
+
+async def test_a_session_paused_by_0_1_loads_into_the_typed_pause_and_resumes(
+    stream: bool,
+) -> None:
+    # Written by agentcore 0.1, which kept the paused run in two `state` keys.
+    session = from_json(SAVED_BY_0_1.read_text(encoding="utf-8"), AgentSession)
+
+    assert session.state == {}
+    assert session.paused is not None
+    assert [call.name for call in session.paused.calls] == ["delete_file"]
+    assert session.paused.locals == {"ticket": "T-42"}
+    [request] = session.approval_requests
+
+    client = ScriptedChatClient(["The report is gone."])
+    resumed = await run_agent(
+        make_agent(client, InMemoryHistoryStore()),
+        Message("user", [request.create_response(True)]),
+        stream=stream,
+        session=session,
+    )
+
+    [result] = resumed.response.messages[0].contents
+    assert isinstance(result, FunctionResultContent)
+    assert result.result == "deleted report.txt under T-42"
+    assert session.pending_requests == ()
+    # Saved again, it is written in the typed form, with nothing left in `state`.
+    saved = json.loads(to_json(session))["data"]
+    assert (saved["paused"], saved["state"]) == (None, {})

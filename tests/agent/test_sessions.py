@@ -16,16 +16,17 @@ from ._runs import answer_turn, run_agent
 pytestmark = pytest.mark.anyio
 
 
-def test_a_session_has_an_id_a_service_conversation_id_and_a_state() -> None:
+def test_a_session_has_an_id_a_service_conversation_id_a_state_and_a_paused_run() -> None:
     session = AgentSession()
 
     assert [f.name for f in attrs.fields(AgentSession)] == [
         "session_id",
         "service_conversation_id",
         "state",
+        "paused",
     ]
     assert session.session_id
-    assert (session.service_conversation_id, session.state) == (None, {})
+    assert (session.service_conversation_id, session.state, session.paused) == (None, {}, None)
 
 
 def test_sessions_get_distinct_ids_and_states() -> None:

@@ -1,0 +1,133 @@
+"""A history store in PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import anyio
+from psycopg import sql
+
+from agentcore import Message
+from agentcore.serialization import from_json, to_json
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["PostgresHistoryStore"]
+
+_TABLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+# Any fixed number: the advisory lock that serializes creating the table.
+_SCHEMA_LOCK = 0x6167_656E_7463
+
+
+class PostgresHistoryStore:
+    """History in PostgreSQL: the store for several worker processes or machines.
+
+    Same semantics as ``SqliteHistoryStore``: the messages of one ``append`` (a run's
+    turn) are committed together or not at all; a session's messages load in the
+    order they were appended; appends to one session are serialized across
+    processes by a transaction-scoped advisory lock on the session, so concurrent
+    turns never interleave. Messages are stored as agentcore's versioned JSON.
+
+    Uses the synchronous ``psycopg`` driver in worker threads, one connection per
+    thread, so it works under asyncio and trio alike. ``url`` is a libpq connection
+    string or ``postgresql://`` URL; the table is created on first use.
+    """
+
+    def __init__(self, url: str, *, table: str = "agentcore_messages") -> None:
+        if not _TABLE_NAME.match(table):
+            raise ValueError(
+                f"table must be a plain lower-case SQL name (letters, digits, _), got {table!r}"
+            )
+        self.url = url
+        self.table = table
+        name = sql.Identifier(table)
+        self._create_sql = sql.SQL(
+            "CREATE TABLE IF NOT EXISTS {} (session_id TEXT NOT NULL, position INTEGER NOT NULL, "
+            "message TEXT NOT NULL, PRIMARY KEY (session_id, position))"
+        ).format(name)
+        self._load_sql = sql.SQL(
+            "SELECT message FROM {} WHERE session_id = %s ORDER BY position"
+        ).format(name)
+        self._next_sql = sql.SQL(
+            "SELECT COALESCE(MAX(position), -1) + 1 FROM {} WHERE session_id = %s"
+        ).format(name)
+        self._insert_sql = sql.SQL(
+            "INSERT INTO {} (session_id, position, message) VALUES (%s, %s, %s)"
+        ).format(name)
+        self._delete_sql = sql.SQL("DELETE FROM {} WHERE session_id = %s").format(name)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[psycopg.Connection[tuple[object, ...]]] = []
+        self._closed = False
+        self._schema_ready = False
+
+    def _connection(self) -> psycopg.Connection[tuple[object, ...]]:
+        if self._closed:
+            raise RuntimeError(f"PostgresHistoryStore for {self.table!r} is closed")
+        conn: psycopg.Connection[tuple[object, ...]] | None = getattr(self._local, "conn", None)
+        if conn is None or conn.closed:
+            import psycopg
+
+            conn = psycopg.connect(self.url, autocommit=True)
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        if not self._schema_ready:
+            self._create_table(conn)
+            self._schema_ready = True
+        return conn
+
+    def _create_table(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
+        with conn.transaction():
+            # Two processes creating the table at once would collide in the catalog.
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            conn.execute(self._create_sql)
+
+    def _load(self, session_id: str) -> list[Message]:
+        rows = self._connection().execute(self._load_sql, (session_id,))
+        return [from_json(str(text), Message) for (text,) in rows]
+
+    def _append(self, session_id: str, payloads: list[str]) -> None:
+        conn = self._connection()
+        with conn.transaction():
+            # One writer per session at a time, across processes; released at commit.
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (session_id,))
+            row = conn.execute(self._next_sql, (session_id,)).fetchone()
+            start = int(str(row[0])) if row is not None else 0
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    self._insert_sql,
+                    [(session_id, start + i, text) for i, text in enumerate(payloads)],
+                )
+
+    async def load(self, session_id: str) -> list[Message]:
+        return await anyio.to_thread.run_sync(self._load, session_id)
+
+    async def append(self, session_id: str, messages: Sequence[Message]) -> None:
+        if not messages:
+            return
+        payloads = [to_json(m) for m in messages]  # fail before touching the database
+        # Shielded: once the transaction starts, a cancelled run still commits or rolls
+        # back in its thread instead of leaving it mid-write.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self._append, session_id, payloads)
+
+    async def clear(self, session_id: str) -> None:
+        """Forget a session's history."""
+
+        def delete() -> None:
+            self._connection().execute(self._delete_sql, (session_id,))
+
+        await anyio.to_thread.run_sync(delete)
+
+    def close(self) -> None:
+        """Close every connection this store opened."""
+        with self._lock:
+            self._closed = True
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
