@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -23,6 +22,7 @@ from agentcore._types.messages import Message
 
 if TYPE_CHECKING:
     import sqlite3
+    from pathlib import Path  # 4 ms of import time: annotations only
 
 _RUN_STATE_CONTENTS = (
     FunctionApprovalRequestContent,
