@@ -117,7 +117,7 @@ async def test_an_agent_that_pauses_for_approval_says_so() -> None:
 
 def test_bad_items_and_clashes_are_refused_where_given() -> None:
     with pytest.raises(TypeError, match="cannot serve 42"):
-        to_mcp_server(42, name="s")  # type: ignore[arg-type]
+        to_mcp_server(42, name="s")  # type: ignore[arg-type]  # the wrong type is the point of the test
     with pytest.raises(ValueError, match="two tools named 'shout'"):
         to_mcp_server(shout, shout, name="s")
     with pytest.raises(ValueError, match="has no name"):
