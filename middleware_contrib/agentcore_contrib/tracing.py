@@ -9,6 +9,7 @@ extra (``opentelemetry-api``); nothing else in agentcore imports OpenTelemetry.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import (
@@ -138,6 +139,36 @@ def _end_with_error(span: trace.Span, exc: BaseException) -> str:
     return kind
 
 
+def _record_input(span: trace.Span, instructions: str | None, messages: Sequence[Message]) -> None:
+    """The request's instructions and messages on ``span`` (``record_content=True``)."""
+    if instructions:
+        span.set_attribute(
+            "gen_ai.system_instructions", _json([{"type": "text", "content": instructions}])
+        )
+    span.set_attribute("gen_ai.input.messages", _messages_json(messages))
+
+
+async def _call_in_span(
+    span: trace.Span,
+    call_next: Callable[[], Awaitable[None]],
+    end: Callable[[Any, BaseException | None], None],
+) -> otel_context.Context:
+    """Run the rest of the onion with ``span`` current; ``end`` it if that raises.
+
+    Returns the context that makes ``span`` the parent, for a stream's later updates.
+    """
+    parent = trace.set_span_in_context(span)
+    token = otel_context.attach(parent)
+    try:
+        await call_next()
+    except BaseException as exc:
+        end(None, exc)
+        raise
+    finally:
+        otel_context.detach(token)
+    return parent
+
+
 def _traced_stream(
     stream: ResponseStream[_U, _F],
     fold: Callable[[Sequence[_U]], _F],
@@ -259,31 +290,14 @@ class AgentTracing:
             attributes=attributes,
         )
         if tracing.record_content:
-            if context.instructions:
-                span.set_attribute(
-                    "gen_ai.system_instructions",
-                    _json([{"type": "text", "content": context.instructions}]),
-                )
-            span.set_attribute("gen_ai.input.messages", _messages_json(context.messages))
-        started = tracing.clock()
-        parent = trace.set_span_in_context(span)
-        token = otel_context.attach(parent)
-        try:
-            await call_next()
-        except BaseException as exc:
-            self._end(span, started, metric_attributes, None, exc)
-            raise
-        finally:
-            otel_context.detach(token)
+            _record_input(span, context.instructions, context.messages)
+        end = functools.partial(self._end, span, tracing.clock(), metric_attributes)
+        parent = await _call_in_span(span, call_next, end)
         result = context.result
         if isinstance(result, ResponseStream):
-
-            def on_end(final: AgentResponse[Any] | None, error: BaseException | None) -> None:
-                self._end(span, started, metric_attributes, final, error)
-
-            context.result = _traced_stream(result, AgentResponse.from_updates, parent, on_end)
+            context.result = _traced_stream(result, AgentResponse.from_updates, parent, end)
         else:
-            self._end(span, started, metric_attributes, result, None)
+            end(result, None)
 
     def _end(
         self,
@@ -336,31 +350,16 @@ class ChatTracing:
         )
         if tracing.record_content:
             instructions = options.get("instructions")
-            if isinstance(instructions, str) and instructions:
-                span.set_attribute(
-                    "gen_ai.system_instructions",
-                    _json([{"type": "text", "content": instructions}]),
-                )
-            span.set_attribute("gen_ai.input.messages", _messages_json(context.messages))
-        started = tracing.clock()
-        parent = trace.set_span_in_context(span)
-        token = otel_context.attach(parent)
-        try:
-            await call_next()
-        except BaseException as exc:
-            self._end(span, started, metric_attributes, None, exc)
-            raise
-        finally:
-            otel_context.detach(token)
+            _record_input(
+                span, instructions if isinstance(instructions, str) else None, context.messages
+            )
+        end = functools.partial(self._end, span, tracing.clock(), metric_attributes)
+        parent = await _call_in_span(span, call_next, end)
         result = context.result
         if isinstance(result, ResponseStream):
-
-            def on_end(final: ChatResponse[Any] | None, error: BaseException | None) -> None:
-                self._end(span, started, metric_attributes, final, error)
-
-            context.result = _traced_stream(result, ChatResponse.from_updates, parent, on_end)
+            context.result = _traced_stream(result, ChatResponse.from_updates, parent, end)
         else:
-            self._end(span, started, metric_attributes, result, None)
+            end(result, None)
 
     def _end(
         self,
