@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
+from enum import IntEnum
 from types import GeneratorType
 from typing import Any, Generic, cast
 
@@ -24,6 +25,24 @@ Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None, int]]
 """The steps an update takes: per stage, its transform, the list collecting what
 reaches it (if needed), and the level of the stream the stage belongs to (0: the
 stream being read; n: its n-th delegated stream, see :class:`Delegate`)."""
+
+
+class Phase(IntEnum):
+    """How far the consumption of a stream has got. It only moves forward, so
+    ``phase >= EXHAUSTED`` reads "nothing more will be read"."""
+
+    UNUSED = 0
+    """Nothing reads it yet: ``map``, ``with_result_hook`` and ``relay`` may stack on it."""
+    CONSUMING = 1
+    """Being read (or taken over by a relay or a delegating stream): no more stacking."""
+    EXHAUSTED = 2
+    """Nothing more will be read: it failed or was closed early."""
+    COMPLETED = 3
+    """The source ran to its end: only then is a stage's ``known_final`` value the
+    fold of what was read."""
+
+
+UNUSED, CONSUMING, EXHAUSTED, COMPLETED = Phase  # the hot loop reads these as globals
 
 
 class Delegate:
@@ -63,14 +82,14 @@ ENDED = Ended()
 class Frame:
     """A delegated source being read: its iterator and the steps its updates take."""
 
-    __slots__ = ("core", "delegates", "iterator", "steps")
+    __slots__ = ("core", "iterator", "may_delegate", "steps")
 
     def __init__(self, core: Core[Any] | None, iterator: AsyncIterator[Any], steps: Plan) -> None:
         self.core = core  # the delegated stream's, to mark it read (None: a bare iterator)
         self.iterator = iterator
         self.steps = steps
         # Whether the source may delegate in turn (a plain stream's source never does).
-        self.delegates = core is None or core.general
+        self.may_delegate = core is None or core.may_delegate
 
 
 class Stage:
@@ -78,12 +97,12 @@ class Stage:
 
     __slots__ = (
         "collected",
-        "collects_inputs",
-        "direct",
         "final",
         "finalized",
         "finalizer",
+        "folds_inputs",
         "hooks",
+        "known_final",
         "transform",
     )
 
@@ -92,8 +111,8 @@ class Stage:
         transform: Callable[[Any], Any] | None,
         finalizer: Finalizer | None,
         hooks: list[ResultHook],
-        direct: Callable[[], Any] | None = None,
-        collects_inputs: bool = False,
+        known_final: Callable[[], Any] | None = None,
+        folds_inputs: bool = False,
     ) -> None:
         self.transform = transform
         self.finalizer = finalizer  # None: the final value comes from a deferred stream
@@ -102,13 +121,13 @@ class Stage:
         # updates amount to once it has run to its end. Only valid for this stage's
         # own updates, so a ``map`` without a finalizer (which moves the finalizer
         # up) does not carry it; a stream closed early folds what was read instead.
-        self.direct = direct
+        self.known_final = known_final
         # Whether this stage collects what reaches its transform rather than what
         # the transform returns (its finalizer then transforms them itself). A
-        # stage whose final value is usually ``direct`` need not keep every
+        # stage whose final value is usually ``known_final`` need not keep every
         # transformed update alive for a fold that is only needed if the stream
         # closes early.
-        self.collects_inputs = collects_inputs
+        self.folds_inputs = folds_inputs
         self.collected: list[Any] | None = None
         self.final: Any = None
         self.finalized = False
@@ -119,49 +138,42 @@ class Core(Generic[StreamT]):
 
     __slots__ = (
         "backlog",
-        "completed",
-        "consuming",
         "deferred",
-        "exhausted",
         "frames",
-        "general",
         "host",
+        "innermost",
         "iterator",
+        "may_delegate",
+        "phase",
         "plan",
         "pulling",
         "setup",
         "source",
         "stages",
-        "top",
     )
 
     def __init__(self, source: AsyncIterable[Any] | None, stage: Stage) -> None:
         self.source = source
         self.iterator: AsyncIterator[Any] | None = None
         self.stages: list[Stage] = [stage]
-        # Consumption has started (no more ``map`` / ``with_result_hook``).
-        self.consuming = False
+        self.phase = UNUSED
         # Per stage: its transform and where what reaches it is collected.
         self.plan: Plan | None = None
         # Someone is awaiting the source's next update right now.
         self.pulling = False
-        self.exhausted = False
-        # The source ran to its end (it was not closed early and did not fail): only
-        # then is a stage's ``direct`` final value the fold of what was read.
-        self.completed = False
         # For ``from_awaitable``: the setup awaitable until it starts, then the inner
         # stream it resolved to.
         self.setup: Awaitable[StreamT] | None = None
         self.deferred: StreamT | None = None
         # Whether the source may delegate or be injected into (agentcore's own
         # sources: ``_of``); other streams take the plain path.
-        self.general = False
+        self.may_delegate = False
         # Delegated sources being read, innermost last (see Delegate); None until one.
         self.frames: list[Frame] | None = None
         # What the innermost frame reads, with which steps and whether it may
         # delegate in turn; None when there is no frame. Kept in step with
         # ``frames`` (see push_frame and pop_frame) so a read looks it up in one go.
-        self.top: tuple[AsyncIterator[Any], Plan, bool] | None = None
+        self.innermost: tuple[AsyncIterator[Any], Plan, bool] | None = None
         # Updates to deliver before the next one read: injected ones, and what was
         # read meanwhile (with the steps each still takes). None until an injection.
         self.backlog: list[tuple[Any, Plan]] | None = None
@@ -196,19 +208,19 @@ async def close_source(iterator: object) -> None:
 
 
 def push_frame(core: Core[Any], frames: list[Frame], frame: Frame) -> None:
-    """Put ``frame`` on ``core``'s stack (``frames``), keeping ``top`` in step."""
+    """Put ``frame`` on ``core``'s stack (``frames``), keeping ``innermost`` in step."""
     frames.append(frame)
-    core.top = (frame.iterator, frame.steps, frame.delegates)
+    core.innermost = (frame.iterator, frame.steps, frame.may_delegate)
 
 
 def pop_frame(core: Core[Any], frames: list[Frame]) -> Frame:
-    """Take the innermost frame off ``core``'s stack (``frames``), keeping ``top`` in step."""
+    """Take the innermost frame off ``core``'s stack (``frames``), keeping ``innermost`` in step."""
     frame = frames.pop()
     if frames:
         below = frames[-1]
-        core.top = (below.iterator, below.steps, below.delegates)
+        core.innermost = (below.iterator, below.steps, below.may_delegate)
     else:
-        core.top = None
+        core.innermost = None
     return frame
 
 
@@ -217,7 +229,6 @@ def leave(frame: Frame, *, completed: bool = False) -> None:
     or has failed or been closed, for good."""
     core = frame.core
     if core is not None:
-        core.exhausted = True
-        core.completed = completed
+        core.phase = COMPLETED if completed else EXHAUSTED
         core.pulling = False
         core.host = None

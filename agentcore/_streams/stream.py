@@ -22,7 +22,11 @@ from types import TracebackType
 from typing import Any, Generic, TypeVar, cast, overload
 
 from agentcore._streams.reader import (
+    COMPLETED,
+    CONSUMING,
     ENDED,
+    EXHAUSTED,
+    UNUSED,
     Core,
     Delegate,
     Finalizer,
@@ -165,18 +169,18 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         source: AsyncIterable[Any],
         *,
         finalizer: Finalizer,
-        direct: Callable[[], Any] | None = None,
+        known_final: Callable[[], Any] | None = None,
         transform: Callable[[Any], Any] | None = None,
-        collects_inputs: bool = False,
+        folds_inputs: bool = False,
     ) -> ResponseStream[Any, Any]:
         """A stream whose first stage transforms the source's updates, and whose
-        final value is ``direct()`` if it is read unchanged to its end; otherwise
-        ``finalizer`` folds what the consumer saw (or, with ``collects_inputs``,
+        final value is ``known_final()`` if it is read unchanged to its end; otherwise
+        ``finalizer`` folds what the consumer saw (or, with ``folds_inputs``,
         the source's updates the consumer saw, before ``transform``)."""
         stream: ResponseStream[Any, Any] = object.__new__(ResponseStream)  # pyright: ignore[reportUnknownVariableType]  # a bare instance, typed as the caller needs
-        stage = Stage(transform, finalizer, [], direct, collects_inputs)
+        stage = Stage(transform, finalizer, [], known_final, folds_inputs)
         core = stream._core = Core(source, stage)
-        core.general = True
+        core.may_delegate = True
         stream._depth = 0
         return stream
 
@@ -270,11 +274,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         return self._relayed(Relay(self, None, hook))
 
     def _relayed(self, relay: Relay) -> ResponseStream[UpdateT, FinalT]:
-        self._core.consuming = True  # no more map() here: the relay reads this stream
+        self._core.phase = CONSUMING  # no more map() here: the relay reads this stream
         stream = ResponseStream._of(
             relay,
             finalizer=relay.fold,
-            direct=relay.final,
+            known_final=relay.final,
             transform=relay.step if relay.transform is not None else None,
         )
         relay.stage = stream._core.stages[0]
@@ -290,8 +294,10 @@ class ResponseStream(Generic[UpdateT, FinalT]):
 
     def _check_unused(self, what: str) -> None:
         core = self._core
-        if core.consuming or core.iterator is not None:
-            raise StreamConsumedError(f"cannot call {what}() on a stream that is being consumed")
+        if core.phase is not UNUSED or core.iterator is not None:
+            raise StreamConsumedError(
+                f"cannot call {what}() on a stream that is being consumed or was closed"
+            )
         if len(core.stages) != self._depth + 1:
             raise StreamConsumedError(
                 f"cannot call {what}() on a stream that was mapped; use the mapped stream"
@@ -305,12 +311,14 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         # everything at once, and trio has nothing to warn about.
         if len(self._core.stages) != self._depth + 1:
             raise StreamConsumedError("this stream was mapped; iterate the mapped stream instead")
-        self._core.consuming = True
+        core = self._core
+        if core.phase is UNUSED:
+            core.phase = CONSUMING
         return self
 
     async def __anext__(self) -> UpdateT:
         core = self._core
-        if core.exhausted:
+        if core.phase is not CONSUMING and core.phase >= EXHAUSTED:  # `is` first: per update
             raise StopAsyncIteration
         if core.pulling:
             raise StreamConsumedError(
@@ -343,15 +351,15 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 else:
                     assert core.source is not None
                     iterator = core.iterator = aiter(core.source)
-            if not core.general:
+            if not core.may_delegate:
                 # A plain source: it never delegates and nothing is injected into it.
-                # (The steps loop is written out again below for the general path,
+                # (The steps loop is written out again below for sources that may delegate,
                 # on purpose: a helper call per update is what this path avoids.)
                 while True:
                     try:
                         update = await iterator.__anext__()
                     except StopAsyncIteration:
-                        core.exhausted = core.completed = True
+                        core.phase = COMPLETED
                         raise
                     for transform, collected, _ in plan:
                         if transform is not None:
@@ -368,11 +376,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 if backlog and thrown is None:  # a failure to pass on goes first
                     update, steps = backlog.pop(0)
                 else:
-                    top = core.top
-                    if top is not None:
-                        source, steps, delegates = top
+                    innermost = core.innermost
+                    if innermost is not None:
+                        source, steps, may_delegate = innermost
                     else:
-                        source, steps, delegates = iterator, plan, True
+                        source, steps, may_delegate = iterator, plan, True
                     try:
                         if thrown is None:
                             update = await source.__anext__()
@@ -387,7 +395,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                             if core.backlog:
                                 iterator = core.iterator = ENDED  # deliver the rest first
                                 continue
-                            core.exhausted = core.completed = True
+                            core.phase = COMPLETED
                             raise
                         leave(pop_frame(core, frames), completed=True)
                         continue
@@ -400,7 +408,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                         await close_source(frame.iterator)
                         thrown = exc
                         continue
-                    if delegates and type(update) is Delegate:
+                    if may_delegate and type(update) is Delegate:
                         try:
                             await self._enter(update.target, steps)
                         except BaseException as exc:
@@ -436,7 +444,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             raise
         except BaseException:
             # A failing source or transform, or cancellation: nothing more will be read.
-            core.exhausted = True
+            core.phase = EXHAUSTED
             await self._close_all()
             raise
         finally:
@@ -477,9 +485,9 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             raise StreamConsumedError(
                 "another task is reading this stream right now; streams have one consumer"
             )
-        core.consuming = True
-        if core.exhausted:
+        if core.phase >= EXHAUSTED:
             return ENDED, [], core
+        core.phase = CONSUMING
         if core.iterator is None:
             setup = core.setup
             if setup is not None:
@@ -487,7 +495,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 try:
                     inner = await setup
                 except BaseException:
-                    core.exhausted = True
+                    core.phase = EXHAUSTED
                     raise
                 core.deferred = inner
                 if len(core.stages) == 1 and not core.stages[0].hooks:
@@ -535,7 +543,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         for i, stage in enumerate(self._core.stages):
             if stage.collected is None and (i == last or stage.hooks):
                 stage.collected = []
-            if stage.collects_inputs and stage.collected is not None:
+            if stage.folds_inputs and stage.collected is not None:
                 plan.append((None, stage.collected, 0))
                 plan.append((stage.transform, None, 0))
             elif stage.transform is not None or stage.collected is not None:
@@ -550,10 +558,10 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         stage = core.stages[self._depth]
         if stage.finalized:
             return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
-        if not core.exhausted:
+        if core.phase < EXHAUSTED:
             # Continue where the consumer stopped (or start): the same updates reach
             # the same collectors, so the final value covers the whole stream.
-            core.consuming = True
+            core.phase = CONSUMING
             while True:
                 try:
                     await self.__anext__()
@@ -570,8 +578,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
 
     async def _finalize(self, stage: Stage) -> None:
-        if stage.direct is not None and self._core.completed:
-            value = await maybe_await(stage.direct())
+        if stage.known_final is not None and self._core.phase is COMPLETED:
+            value = await maybe_await(stage.known_final())
         elif stage.finalizer is None:
             value = await self._deferred_final(stage)
         else:
@@ -618,8 +626,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
     async def aclose(self) -> None:
         """Stop the stream and close its source."""
         core = self._core
-        if not core.exhausted:
-            core.exhausted = True
+        if core.phase < EXHAUSTED:
+            core.phase = EXHAUSTED
             await self._close_all()
             setup, core.setup = core.setup, None
             if inspect.iscoroutine(setup):
