@@ -1,8 +1,14 @@
-"""The parts a :class:`~agentcore.ResponseStream` is made of.
+"""The engine a :class:`~agentcore.ResponseStream` runs on.
 
 A stream is a source plus a chain of stages (``Stage``) sharing one consumption
 state (``Core``). A source may hand over to another stream (``Delegate``); the
-stream being read then keeps a stack of delegated sources (``Frame``).
+stream being read then keeps a stack of delegated sources (``Frame``). The
+operations on that state are functions here: the plan an update follows
+(``plan_of``), taking a delegated stream in place (``adopt``, ``enter``), injecting
+an update (``inject``), closing (``close_all``) and the final value (``finalize``,
+``refinalize``). They reach a stream through :class:`Readable`, what they use of
+it, so this module never imports the public class; ``stream.py`` keeps the class and
+its per-update loop.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from enum import IntEnum
 from types import GeneratorType
-from typing import Any, Generic, cast
+from typing import Any, Generic, Protocol, cast
 
 import anyio
 from typing_extensions import TypeVar
@@ -25,6 +31,10 @@ Plan = list[tuple[Callable[[Any], Any] | None, list[Any] | None, int]]
 """The steps an update takes: per stage, its transform, the list collecting what
 reaches it (if needed), and the level of the stream the stage belongs to (0: the
 stream being read; n: its n-th delegated stream, see :class:`Delegate`)."""
+
+
+class StreamConsumedError(RuntimeError):
+    """A stream was iterated twice at once, or after another stream took it over."""
 
 
 class Phase(IntEnum):
@@ -232,3 +242,172 @@ def leave(frame: Frame, *, completed: bool = False) -> None:
         core.phase = COMPLETED if completed else EXHAUSTED
         core.pulling = False
         core.host = None
+
+
+class Readable(Protocol):
+    """What the engine uses of a ``ResponseStream``: its core, the stage it is at,
+    and its public reading methods."""
+
+    _core: Core[Any]
+    _depth: int
+
+    def __aiter__(self) -> AsyncIterator[Any]: ...
+
+    async def get_final_response(self) -> Any: ...
+
+
+def plan_of(core: Core[Any]) -> Plan:
+    """The steps an update takes through ``core``'s stages; creates the lists that
+    collect what a finalizer (the last stage's, or one with hooks) will fold."""
+    plan: Plan = []
+    stages = core.stages
+    last = len(stages) - 1
+    for i, stage in enumerate(stages):
+        if stage.collected is None and (i == last or stage.hooks):
+            stage.collected = []
+        if stage.folds_inputs and stage.collected is not None:
+            plan.append((None, stage.collected, 0))
+            plan.append((stage.transform, None, 0))
+        elif stage.transform is not None or stage.collected is not None:
+            plan.append((stage.transform, stage.collected, 0))
+    return plan
+
+
+async def adopt(stream: Readable) -> tuple[AsyncIterator[Any], Plan, Core[Any]] | None:
+    """Hand ``stream``'s source and steps to the stream delegating to it.
+
+    ``None`` when ``stream`` is part way through delegating itself: then it is read
+    through its own ``__anext__``.
+    """
+    core = stream._core
+    if len(core.stages) != stream._depth + 1:
+        raise StreamConsumedError("this stream was mapped; delegate to the mapped stream")
+    if core.pulling:
+        raise StreamConsumedError(
+            "another task is reading this stream right now; streams have one consumer"
+        )
+    if core.phase >= EXHAUSTED:
+        return ENDED, [], core
+    core.phase = CONSUMING
+    iterator = core.iterator
+    if iterator is None:
+        setup = core.setup
+        if setup is not None:
+            core.setup = None
+            try:
+                inner = await setup
+            except BaseException:
+                core.phase = EXHAUSTED
+                raise
+            core.deferred = inner
+            if len(core.stages) == 1 and not core.stages[0].hooks:
+                # Nothing stacked on it: the stream becomes its inner one.
+                stream._core, stream._depth = inner._core, inner._depth
+                return await adopt(stream)
+            iterator = core.iterator = inner.__aiter__()
+        else:
+            assert core.source is not None
+            iterator = core.iterator = aiter(core.source)
+    if core.frames or core.backlog:
+        return None
+    plan = core.plan
+    if plan is None:
+        plan = core.plan = plan_of(core)
+    core.pulling = True
+    return iterator, plan, core
+
+
+def enter(
+    core: Core[Any],
+    target: AsyncIterable[Any],
+    below: Plan,
+    adopted: tuple[AsyncIterator[Any], Plan, Core[Any]] | None,
+) -> None:
+    """Start reading a delegated ``target`` in ``core``; its updates then take
+    ``below``'s steps. ``adopted`` is what :func:`adopt` handed over for a stream
+    (its own steps run first), ``None`` to iterate ``target`` as it is."""
+    frames = core.frames
+    if frames is None:
+        frames = core.frames = []
+    if adopted is not None:
+        iterator, inner_plan, inner_core = adopted
+        level = len(frames) + 1
+        steps = [(t, c, level) for t, c, _ in inner_plan]
+        frame = Frame(inner_core, iterator, [*steps, *below])
+        inner_core.host = (core, frame.steps)  # what is injected into it comes here
+    else:
+        frame = Frame(None, aiter(target), below)
+    push_frame(core, frames, frame)
+
+
+def inject(core: Core[Any], update: Any) -> None:
+    """Deliver ``update`` (through ``core``'s own steps) before the next one read."""
+    host = core.host
+    if host is not None:
+        # Read in place by a stream delegating to it: that stream delivers it,
+        # with the steps this stream's updates take there.
+        core, steps = host
+    else:
+        steps = core.plan if core.plan is not None else plan_of(core)
+    if core.backlog is None:
+        core.backlog = []
+    core.backlog.append((update, steps))
+
+
+async def close_all(core: Core[Any]) -> None:
+    """Close every delegated source of ``core``, innermost first, then its own."""
+    frames = core.frames
+    while frames:
+        frame = pop_frame(core, frames)
+        leave(frame)
+        await close_source(frame.iterator)
+    iterator = core.iterator
+    await close_source(iterator if iterator is not None else core.source)
+
+
+async def finalize(stream: Readable, stage: Stage) -> None:
+    """Compute ``stage``'s final value (once) and run its result hooks on it."""
+    if stage.known_final is not None and stream._core.phase is COMPLETED:
+        value = await maybe_await(stage.known_final())
+    elif stage.finalizer is None:
+        value = await _deferred_final(stream, stage)
+    else:
+        value = await maybe_await(stage.finalizer(stage.collected or []))
+    stage.final = await apply_hooks(stage.hooks, value)
+    stage.finalized = True
+    stage.collected = None
+
+
+async def refinalize(stream: Readable, updates: Sequence[Any]) -> Any:
+    """``stream``'s final value computed from ``updates`` instead of its own."""
+    core = stream._core
+    for each in core.stages[: stream._depth]:
+        if each.hooks and not each.finalized:
+            await finalize(stream, each)
+    stage = core.stages[stream._depth]
+    if stage.finalizer is None:
+        value = await refinalize(_resolved(core), updates)
+    else:
+        value = await maybe_await(stage.finalizer(updates))
+    return await apply_hooks(stage.hooks, value)
+
+
+def _resolved(core: Core[Any]) -> Readable:
+    # For ``from_awaitable``: the inner stream, once the setup produced it.
+    deferred = core.deferred
+    if deferred is None:
+        raise StreamConsumedError(
+            "the stream ended before its setup produced a stream, so it has no final value"
+        )
+    return deferred  # type: ignore[no-any-return]  # Core[Any] holds a stream
+
+
+async def _deferred_final(stream: Readable, stage: Stage) -> Any:
+    # The final value is the inner stream's, unless transforms were stacked on
+    # top; then the inner stream folds the transformed updates the way it folds
+    # its own (its finalizer, then its result hooks).
+    inner = _resolved(stream._core)
+    stages = stream._core.stages
+    if all(s.transform is None for s in stages[: stages.index(stage) + 1]):
+        return await inner.get_final_response()
+    return await refinalize(inner, stage.collected or [])
