@@ -12,8 +12,8 @@ the site does not show, what a block assumes without saying:
   (it is checked after it, in the same module), as when a page builds one program in
   steps.
 
-A block with a top-level ``await`` (as in a notebook or ``python -m asyncio``) is checked
-as the body of an ``async def``. Blocks titled with a file path (```` ```python
+A block with a top-level ``await`` (as in a notebook or ``python -m asyncio``) is checked,
+with its prelude, as the body of an ``async def``. Blocks titled with a file path (```` ```python
 title="examples/custom_adapter.py" ````) are left out: they quote files that the type
 checkers read anyway, and ``tests/provider_guide/test_guide.py`` holds them verbatim.
 """
@@ -53,10 +53,10 @@ class Block:
 
     def module(self) -> str:
         """The block as a module: the page's prelude, then the block."""
-        body = self.source
+        body = f"{self.prelude}\n{self.source}"
         if _awaits_at_top_level(body):
             body = "async def _docs_block() -> None:\n" + textwrap.indent(body, "    ")
-        return f"# {self.page}, line {self.line}\n{_QUIET}\n{self.prelude}\n{body}"
+        return f"# {self.page}, line {self.line}\n{_QUIET}\n{body}"
 
 
 _QUIET = (
