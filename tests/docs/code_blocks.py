@@ -61,10 +61,12 @@ class Block:
 
 _QUIET = (
     "# pyright: reportUnusedImport=false, reportUnusedVariable=false,"
-    " reportUnusedExpression=false, reportUnusedFunction=false, reportUnusedClass=false"
+    " reportUnusedExpression=false, reportUnusedFunction=false, reportUnusedClass=false,"
+    " reportDuplicateImport=false"
 )
-"""A page's prelude serves all its blocks, so a block need not use all of it; and a page may
-show an expression's type by writing the expression alone."""
+"""A page's prelude serves all its blocks, so a block need not use all of it (and a whole
+program may import again what the prelude did); a page may show an expression's type by
+writing the expression alone."""
 
 
 def _awaits_at_top_level(source: str) -> bool:
