@@ -78,9 +78,9 @@ def pages() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
-def blocks_of(page: Path) -> list[Block]:
+def blocks_of(page: Path, root: Path = ROOT) -> list[Block]:
     text = page.read_text(encoding="utf-8")
-    name = page.relative_to(ROOT).as_posix()
+    name = page.relative_to(root).as_posix()
     found: list[Block] = []
     prelude = ""
     for match in _PIECES.finditer(text):
