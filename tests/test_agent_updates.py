@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcore import AgentResponseUpdate, ChatResponseUpdate, Message, TextContent
-from agentcore._types.responses import agent_updates
+from agentcore._fastpaths import agent_updates
 
 from .strategies import agent_updates as agent_update_values
 from .strategies import chat_updates, optional_texts

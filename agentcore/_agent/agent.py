@@ -17,6 +17,7 @@ from typing_extensions import Self, TypeVar
 
 from agentcore._agent.input import normalize_input
 from agentcore._agent.run import AgentRun, AgentRuntime, check_unique_names
+from agentcore._fastpaths import agent_context, agent_updates
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
     FunctionInvocationConfiguration,
@@ -27,7 +28,7 @@ from agentcore._sessions.session import AgentSession, saved_locals
 from agentcore._sessions.turns import SessionTurns
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.options import ChatOptions, merge_options
-from agentcore._types.responses import AgentResponse, AgentResponseUpdate, agent_updates
+from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.middleware._contexts import AgentContext
 from agentcore.middleware._pipeline import PipelineCache, Pipelines, middleware_list
 from agentcore.observers import ObserverSet
@@ -411,9 +412,7 @@ class Agent(Generic[DepsT]):
             run_tools.extend(providers)
             check_unique_names(run_tools, "the agent's and this run's tools")
         locals_ = None if session is None else saved_locals(session)
-        # Positional, in field order (agent, messages, session, instructions, tools,
-        # options, stream, run): built for every run.
-        return AgentContext(
+        return agent_context(
             self,
             normalize_input(messages),
             session,

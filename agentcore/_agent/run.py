@@ -21,6 +21,7 @@ import attrs
 from agentcore._agent.input import split_decisions
 from agentcore._agent.input_checks import checked_input, live_pause
 from agentcore._agent.stream import StreamRecord, reading, stream_finalizer
+from agentcore._fastpaths import agent_response
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import run_tool_loop
 from agentcore._loop.state import LoopState, ToolIndex
@@ -474,9 +475,7 @@ class AgentRun:
                 save_pause(session, state.paused, context.run.locals_dict())
             else:
                 clear_pause(session)
-        # Positional, in field order (messages, response_id, agent_name, finish_reason,
-        # usage, created_at, value, events, additional_properties): built for every run.
-        return AgentResponse(
+        return agent_response(
             chat.messages,
             chat.response_id,
             self.agent.name,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agentcore._fastpaths import chat_context
 from agentcore._loop.reported_errors import raise_reported_error
 from agentcore._loop.tool_calls import tool_result_text
 from agentcore._streams.stream import ResponseStream
@@ -43,9 +44,7 @@ async def call_model(state: LoopState, options: dict[str, Any]) -> ChatResponse[
         await state.observers.model_call_started(state.run.run_id, state.transcript, options)
     if not handlers:
         return await state.client.get_response(state.transcript, options=options)
-    # Positional, in field order (client, messages, options, stream, run, transcript):
-    # built for every model call.
-    context = ChatContext(
+    context = chat_context(
         state.client, list(state.transcript), dict(options), False, state.run, state.transcript
     )
     await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)
@@ -82,9 +81,7 @@ async def open_model_stream(
         await state.observers.model_call_started(state.run.run_id, state.transcript, options)
     if not handlers:
         return state.client.get_response(state.transcript, options=options, stream=True)
-    # Positional, in field order (client, messages, options, stream, run, transcript):
-    # built for every model call.
-    context = ChatContext(
+    context = chat_context(
         state.client, list(state.transcript), dict(options), True, state.run, state.transcript
     )
     await run_pipeline(handlers, context, _final_chat_call, _on_chat_termination)

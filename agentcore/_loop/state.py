@@ -9,14 +9,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from agentcore._fastpaths import LoopSummary
 from agentcore._loop.config import NO_NAMES, FunctionInvocationConfiguration
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import PausedRun
 from agentcore._types.contents import FunctionApprovalResponseContent, UserInputResponseContent
 from agentcore._types.messages import Message
-from agentcore._types.responses import ChatResponse, FinishReason
+from agentcore._types.responses import ChatResponse
 from agentcore._types.usage import Usage
 from agentcore.middleware._pipeline import Pipelines
 from agentcore.observers import ObserverSet
@@ -25,25 +26,11 @@ if TYPE_CHECKING:
     from agentcore.protocols import SupportsGetResponse
     from agentcore.tools import SupportsToolCall
 
-__all__ = ["LoopState", "LoopSummary", "ToolIndex"]
+__all__ = ["LoopState", "ToolIndex"]
 
 _NO_OBSERVERS = ObserverSet()
 # Shared empties (NO_NAMES too): a fresh empty set or dict per run costs 64 to 216 bytes.
 NO_PENDING_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
-
-
-class LoopSummary(NamedTuple):
-    """The fields of a loop's response, in ``ChatResponse``'s constructor order."""
-
-    messages: tuple[Message, ...]
-    response_id: str | None
-    conversation_id: str | None
-    model: str | None
-    finish_reason: FinishReason | None
-    usage: Usage | None
-    created_at: str | None
-    value: None
-    additional_properties: Mapping[str, Any] | None
 
 
 class ToolIndex:

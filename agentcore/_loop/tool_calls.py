@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 import attrs
 
 from agentcore._concurrency import gather_in_order
+from agentcore._fastpaths import function_context
 from agentcore._types.contents import (
     DataContent,
     FunctionCallContent,
@@ -200,8 +201,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
                 tool_failures.append(exc)
                 raise
         else:
-            # Positional, in field order (function, arguments, call_id, run).
-            context = FunctionInvocationContext(tool, arguments, call.call_id, run)
+            context = function_context(tool, arguments, call.call_id, run)
             if call.call_id in state.approved:
                 context.approved = True
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Generic, Literal, TypeAlias, cast
 
 import attrs
@@ -188,7 +188,7 @@ class AgentResponse(Generic[ValueT]):
         )
 
 
-@attrs.frozen(weakref_slot=False)  # no weakref slot: see _FillableAgentUpdate
+@attrs.frozen(weakref_slot=False)  # no weakref slot: see agentcore._fastpaths
 class AgentResponseUpdate:
     """One streamed piece of an agent run: model output, tool calls and results,
     or a custom ``event``.
@@ -215,70 +215,6 @@ class AgentResponseUpdate:
 
 
 AnyUpdate: TypeAlias = ChatResponseUpdate | AgentResponseUpdate
-
-
-class _FillableAgentUpdate:
-    """The layout of :class:`AgentResponseUpdate` without its frozen ``__setattr__``.
-
-    ``agent_updates`` builds each agent update as one of these, fills its slots
-    with plain attribute stores (the fastest way CPython has to fill slots), then
-    makes it an :class:`AgentResponseUpdate` by assigning ``__class__``. CPython
-    allows that because the two classes have the same slots on the same base; a
-    weakref slot would fail its layout check, which is why agent updates have
-    none. Instances of this class never leave ``agent_updates``.
-    """
-
-    __slots__ = tuple(f.name for f in attrs.fields(AgentResponseUpdate))
-
-
-assert vars(AgentResponseUpdate)["__slots__"] == _FillableAgentUpdate.__slots__, (
-    "_FillableAgentUpdate must have exactly the slots of AgentResponseUpdate"
-)
-
-
-def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate]:
-    """The per-chunk conversion of one agent's stream: chat updates to agent updates.
-
-    It runs for every streamed chunk, so a :class:`ChatResponseUpdate` becomes a
-    new agent update without going through attrs' ``__init__``, whose frozen
-    stores cost three times as much (see :class:`_FillableAgentUpdate`). Its
-    contents are a tuple already, so the converter has nothing to do. Agent
-    updates (custom events) pass through unchanged.
-    """
-    new = object.__new__
-    fillable = _FillableAgentUpdate
-    agent_update = AgentResponseUpdate
-
-    def convert(update: Any) -> AgentResponseUpdate:
-        if type(update) is ChatResponseUpdate:
-            converted: Any = new(fillable)
-            converted.contents = update.contents
-            converted.role = update.role
-            converted.author_name = update.author_name
-            converted.agent_name = agent_name
-            converted.response_id = update.response_id
-            converted.message_id = update.message_id
-            converted.finish_reason = update.finish_reason
-            converted.created_at = update.created_at
-            converted.event = None
-            converted.additional_properties = update.additional_properties
-            converted.__class__ = agent_update
-            return converted  # type: ignore[no-any-return]  # an AgentResponseUpdate now
-        if isinstance(update, AgentResponseUpdate):
-            return update
-        return AgentResponseUpdate(  # a subclass of ChatResponseUpdate, or a look-alike
-            contents=update.contents,
-            role=update.role,
-            author_name=update.author_name,
-            agent_name=agent_name,
-            response_id=update.response_id,
-            message_id=update.message_id,
-            finish_reason=update.finish_reason,
-            created_at=update.created_at,
-            additional_properties=update.additional_properties,
-        )
-
-    return convert
 
 
 class _CallSlot:

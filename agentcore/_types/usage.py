@@ -37,15 +37,14 @@ class Usage:
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
             return NotImplemented
-        # Positional, in field order: this runs once per model call of a loop.
         return Usage(
-            _add(self.input_tokens, other.input_tokens),
-            _add(self.output_tokens, other.output_tokens),
-            _add(self.total_tokens, other.total_tokens),
-            _add(self.cache_read_tokens, other.cache_read_tokens),
-            _add(self.cache_write_tokens, other.cache_write_tokens),
-            _add(self.reasoning_tokens, other.reasoning_tokens),
-            _add(self.server_tool_calls, other.server_tool_calls),
+            input_tokens=_add(self.input_tokens, other.input_tokens),
+            output_tokens=_add(self.output_tokens, other.output_tokens),
+            total_tokens=_add(self.total_tokens, other.total_tokens),
+            cache_read_tokens=_add(self.cache_read_tokens, other.cache_read_tokens),
+            cache_write_tokens=_add(self.cache_write_tokens, other.cache_write_tokens),
+            reasoning_tokens=_add(self.reasoning_tokens, other.reasoning_tokens),
+            server_tool_calls=_add(self.server_tool_calls, other.server_tool_calls),
         )
 
     @classmethod
