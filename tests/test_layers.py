@@ -36,7 +36,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("tools",),
     ("middleware", "structured"),
     ("protocols",),  # public seams; context providers and middleware protocols name contexts
-    ("_loop",),
+    ("_loop", "tokens"),  # tokens: the shared estimate, which asks a counting client first
     ("_agent",),
     # workflows and the durable-run wrappers (agentcore.durable) may use every floor below;
     # the kernel never imports them
