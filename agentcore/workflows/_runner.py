@@ -486,11 +486,7 @@ class Runner:
         appended: dict[str, list[Buffered]] = {}
         delivered = dropped = 0
         try:
-            shared = (
-                merge_shared(contexts, graph, state.shared)
-                if any(ctx._shared is not None for ctx in contexts)
-                else None
-            )
+            shared = merge_shared(contexts, graph, state.shared)
             for ctx in contexts:
                 node = nodes[ctx.executor_id]
                 sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
@@ -555,7 +551,11 @@ class Runner:
             for ctx in contexts:
                 for n, (request, context) in enumerate(ctx._requests):
                     new_requests.append(PendingEntry(request, (superstep, ctx.ordinal, n), context))
-            buffers = {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
+            buffers = (
+                {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
+                if appended
+                else {}
+            )
             if graph.fan_ins:
                 fire_fan_ins(
                     graph,

@@ -468,14 +468,13 @@ class Workflow(Generic[InT, OutT]):
                 )
         if message is not None:
             start = graph.nodes[graph.start]
-            if start.spec.handler_for(message) is None:
+            handler = start.spec.handler_for(message)
+            if handler is None:
                 raise TypeError(
                     f"the start executor {graph.start!r} accepts "
                     f"{' | '.join(describe(t) for t in start.spec.inputs)}, not a "
                     f"{type(message).__qualname__}"
                 )
-            handler = start.spec.handler_for(message)
-            assert handler is not None
             declared = handler.declared_input(message)
             state.inbox.append(
                 Envelope(graph.start, (state.superstep, 0, 0), message, (), declared)
