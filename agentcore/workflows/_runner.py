@@ -11,18 +11,23 @@ decision), fan-in groups. Nothing depends on which task finished first.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
 import anyio
-import attrs
 
 from agentcore._concurrency import gather_in_order
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
-from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
+from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._durability import (
+    RunFailure,
+    checkpoint_of,
+    convergence_failure,
+    executor_failure,
+    save,
+)
 from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
     DeliveryRecord,
@@ -30,7 +35,6 @@ from agentcore.workflows._events import (
     ErrorInfo,
     ExecutorCompleted,
     ExecutorEvent,
-    ExecutorFailed,
     ExecutorInvoked,
     ExecutorReplayed,
     IntermediateOutput,
@@ -47,14 +51,11 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import Graph, Node
-from agentcore.workflows._replay import finished_of, replayed_context
+from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import (
-    ExecutorFailedError,
-    ExecutorTimeoutError,
-    WorkflowConvergenceError,
     WorkflowStalledError,
     WorkflowTypeError,
 )
@@ -63,25 +64,6 @@ from agentcore.workflows.protocols import CheckpointStore
 __all__ = ["Runner"]
 
 _log = logging.getLogger("agentcore.workflows.observers")
-
-
-class RunFailure(Exception):
-    """A run ended with an error: the events to report first, then ``error``."""
-
-    def __init__(
-        self,
-        events: list[WorkflowEvent],
-        error: BaseException,
-        checkpoint: WorkflowCheckpoint | None,
-    ) -> None:
-        super().__init__(str(error))
-        self.events = events
-        self.error = error
-        self.checkpoint = checkpoint
-
-
-def new_checkpoint_id(superstep: int) -> str:
-    return f"ck_{superstep:06d}_{os.urandom(3).hex()}"
 
 
 class Runner:
@@ -160,22 +142,7 @@ class Runner:
         """Run one superstep and commit it; on failure raise :class:`RunFailure`."""
         state = self.state
         if self._steps >= self.max_supersteps:
-            pending: dict[str, int] = {}
-            for env in state.inbox:
-                pending[env.target] = pending.get(env.target, 0) + 1
-            checkpoint = self.checkpoint("failed")
-            error = WorkflowConvergenceError(
-                run_id=state.run_id,
-                superstep=state.superstep,
-                max_supersteps=self.max_supersteps,
-                pending=pending,
-                checkpoint=checkpoint,
-            )
-            raise RunFailure(
-                [RunFailed(state.run_id, ErrorInfo.of(error), checkpoint.checkpoint_id)],
-                error,
-                checkpoint,
-            )
+            raise convergence_failure(state, self.max_supersteps, self.checkpoint("failed"))
         self._steps += 1
         superstep = state.superstep + 1
         nodes = self.graph.nodes
@@ -227,44 +194,13 @@ class Runner:
 
     async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
         """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
-        if self.store is None or checkpoint is None:
-            return
-        record = CheckpointRecord.of(checkpoint)
-        with anyio.CancelScope(shield=True):
-            await self.store.save(record)
+        await save(self.store, checkpoint)
 
     def _failure(
         self, executor_id: str, ordinal: int, superstep: int, error: BaseException
     ) -> RunFailure:
-        state = self.state
-        checkpoint = self.checkpoint("failed")
-        info = ErrorInfo.of(error, executor_id)
-        if isinstance(error, TimeoutError):
-            wrapped: ExecutorFailedError = ExecutorTimeoutError(
-                f"{executor_id!r} timed out in superstep {superstep}",
-                executor_id=executor_id,
-                run_id=state.run_id,
-                superstep=superstep,
-                checkpoint=checkpoint,
-            )
-        else:
-            wrapped = ExecutorFailedError(
-                f"{executor_id!r} failed in superstep {superstep}: {type(error).__name__}: {error}",
-                executor_id=executor_id,
-                run_id=state.run_id,
-                superstep=superstep,
-                checkpoint=checkpoint,
-            )
-        wrapped.__cause__ = error
-        return RunFailure(
-            [
-                ExecutorFailed(executor_id, superstep, ordinal, info),
-                SuperstepAborted(superstep, "failed"),
-                RunFailed(state.run_id, info, checkpoint.checkpoint_id),
-            ],
-            wrapped,
-            checkpoint,
-        )
+        run_id, checkpoint = self.state.run_id, self.checkpoint("failed")
+        return executor_failure(run_id, executor_id, ordinal, superstep, error, checkpoint)
 
     async def finish(self) -> WorkflowRunResult[Any]:
         """The result of a call that ran out of messages: paused or completed. The
@@ -293,29 +229,9 @@ class Runner:
         return self.result
 
     def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
-        state = self.state
-        frozen = state.freeze()
-        done = self._done
-        if done is not None and status in ("failed", "cancelled"):
-            finished = dict(state.finished)
-            inbox = state.inbox
-            for ctx in done:
-                if ctx is not None:
-                    finished[ctx.ordinal] = finished_of(ctx, inbox[ctx.ordinal].key)
-            frozen = attrs.evolve(frozen, finished=finished)
-        graph = self.graph
-        checkpoint = WorkflowCheckpoint(
-            state.run_id,
-            new_checkpoint_id(state.superstep),
-            self.parent_id,
-            state.superstep,
-            status,
-            graph.name,
-            tuple(e.request for e in frozen.pending.values()),
-            graph.version,
-            state=frozen,
-            registry=graph.registry,
-        )
+        """The run's checkpoint now (a failed or cancelled one keeps what finished of the
+        current superstep as pending writes); the next one is its child."""
+        checkpoint = checkpoint_of(self.state, self.graph, self.parent_id, status, self._done)
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
 
