@@ -16,6 +16,7 @@ import anyio
 import attrs
 
 from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
+from agentcore.workflows._codec import decode_pending_write, encode_pending_write
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._events import (
     ErrorInfo,
@@ -26,13 +27,14 @@ from agentcore.workflows._events import (
 )
 from agentcore.workflows._graph import Graph
 from agentcore.workflows._replay import finished_of
-from agentcore.workflows._state import RunState
+from agentcore.workflows._state import Finished, Key, RunState
 from agentcore.workflows.errors import (
+    CheckpointError,
     ExecutorFailedError,
     ExecutorTimeoutError,
     WorkflowConvergenceError,
 )
-from agentcore.workflows.protocols import CheckpointStore
+from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
 
 __all__ = [
     "RunFailure",
@@ -41,6 +43,8 @@ __all__ = [
     "executor_failure",
     "new_checkpoint_id",
     "save",
+    "save_pending_write",
+    "with_pending_writes",
 ]
 
 
@@ -102,6 +106,45 @@ async def save(store: CheckpointStore | None, checkpoint: WorkflowCheckpoint | N
     record = CheckpointRecord.of(checkpoint)
     with anyio.CancelScope(shield=True):
         await store.save(record)
+
+
+async def save_pending_write(
+    store: SupportsPendingWrites,
+    graph: Graph,
+    run_id: str,
+    checkpoint_id: str,
+    ctx: WorkflowContext[Any, Any],
+    key: Key,
+) -> None:
+    """Save what ``ctx``'s invocation staged under the checkpoint its superstep started
+    from, shielded from cancellation (skipped when it holds an unstorable value)."""
+    payload = encode_pending_write(graph.registry, ctx.ordinal, finished_of(ctx, key))
+    if payload is None:
+        return
+    with anyio.CancelScope(shield=True):
+        await store.save_pending_write(run_id, checkpoint_id, ctx.ordinal, payload)
+
+
+async def with_pending_writes(
+    store: CheckpointStore, checkpoint: WorkflowCheckpoint
+) -> WorkflowCheckpoint:
+    """``checkpoint`` with the pending writes ``store`` keeps under it (those it holds
+    itself win); a write this definition cannot read is left out, so it runs again."""
+    state = checkpoint.state
+    if not isinstance(store, SupportsPendingWrites) or state is None:
+        return checkpoint
+    payloads = await store.load_pending_writes(checkpoint.run_id, checkpoint.checkpoint_id)
+    if not payloads:
+        return checkpoint
+    finished: dict[int, Finished] = {}
+    for payload in payloads:
+        try:
+            ordinal, done = decode_pending_write(checkpoint.registry, payload)
+        except CheckpointError:
+            continue
+        finished[ordinal] = done
+    finished.update(state.finished)
+    return attrs.evolve(checkpoint, state=attrs.evolve(state, finished=finished))
 
 
 def executor_failure(

@@ -27,6 +27,7 @@ from agentcore.workflows._durability import (
     convergence_failure,
     executor_failure,
     save,
+    save_pending_write,
 )
 from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
@@ -59,7 +60,7 @@ from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import CheckpointStore
+from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
 
 __all__ = ["Runner"]
 
@@ -72,6 +73,7 @@ class Runner:
     __slots__ = (
         "_delivery_hooks",
         "_done",
+        "_pending_writes",
         "_replayed",
         "_steps",
         "events",
@@ -122,6 +124,9 @@ class Runner:
         """The current superstep's contexts (``None`` slots: not finished), so a failed
         or cancelled checkpoint can keep what finished as pending writes."""
         self._replayed: set[int] = set()
+        self._pending_writes: tuple[SupportsPendingWrites, str] | None = None
+        """Where the current superstep's finished invocations are saved as they finish:
+        the store and the checkpoint the superstep started from."""
         self.live: Callable[[ExecutorEvent], Awaitable[None]] | None = None
         """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
@@ -247,6 +252,12 @@ class Runner:
             node = nodes[env.target]
             await self._invoke(node, env, 0, superstep, states.get(node.id), contexts)
             return
+        store: object = self.store  # a CheckpointStore that may also keep pending writes
+        parent = self.parent_id
+        if isinstance(store, SupportsPendingWrites) and parent is not None:
+            # with several invocations, one may finish long before another: save each
+            # as it finishes (a lone invocation's barrier checkpoint follows at once)
+            self._pending_writes = (store, parent)
         jobs: list[Callable[[], Awaitable[Any]]] = []
         start = 0
         for i in range(1, len(inbox) + 1):
@@ -260,7 +271,10 @@ class Runner:
                 else:
                     jobs.append(partial(self._lane, node, inbox, start, i, superstep, contexts))
                 start = i
-        await gather_in_order(jobs, limit=self.max_concurrency)
+        try:
+            await gather_in_order(jobs, limit=self.max_concurrency)
+        finally:
+            self._pending_writes = None
 
     async def _lane(
         self,
@@ -386,6 +400,9 @@ class Runner:
                 attempt += 1
                 continue
             contexts[ordinal] = ctx
+            if self._pending_writes is not None:
+                store, parent = self._pending_writes
+                await save_pending_write(store, self.graph, self.state.run_id, parent, ctx, env.key)
             return ctx
 
     # -- the barrier ---------------------------------------------------------------------
