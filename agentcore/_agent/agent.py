@@ -11,18 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from typing_extensions import Self, TypeVar
 
 from agentcore._agent.input import normalize_input
 from agentcore._agent.run import AgentRun, RunSupport, check_unique_names
+from agentcore._agent.tool_providers import AgentTool
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
     FunctionInvocationConfiguration,
     as_configuration,
 )
 from agentcore._run_context import RunContext
+from agentcore._seams import AgentInput
 from agentcore._sessions.session import AgentSession, saved_locals
 from agentcore._sessions.turns import SessionTurns
 from agentcore._streams.stream import ResponseStream
@@ -30,6 +32,7 @@ from agentcore._types.options import ChatOptions, merge_options
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate, agent_updates
 from agentcore.middleware._contexts import AgentContext
 from agentcore.middleware._pipeline import PipelineCache, Pipelines, middleware_list
+from agentcore.middleware._shapes import Middleware
 from agentcore.observers import ObserverSet
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.tools import normalize_tools
@@ -61,8 +64,8 @@ class Agent:
         *,
         name: str | None = None,
         description: str | None = None,
-        tools: Sequence[Any] = (),
-        middleware: Sequence[object] = (),
+        tools: Sequence[AgentTool] = (),
+        middleware: Sequence[Middleware] = (),
         default_options: Mapping[str, Any] | None = None,
         context_providers: Sequence[ContextProvider] = (),
         history: HistoryStore | None = None,
@@ -108,7 +111,7 @@ class Agent:
         return self._tools
 
     @tools.setter
-    def tools(self, tools: Sequence[Any]) -> None:
+    def tools(self, tools: Sequence[AgentTool]) -> None:
         own_tools, providers = split_tool_providers(tools)
         if self._entered and tuple(providers) != self._tool_providers:
             raise RuntimeError(
@@ -122,16 +125,16 @@ class Agent:
         self._tool_providers = tuple(providers)
 
     @property
-    def middleware(self) -> tuple[object, ...]:
+    def middleware(self) -> tuple[Middleware, ...]:
         """The agent's middleware. Assigning a new list checks it and applies to later runs."""
         return self._middleware
 
     @middleware.setter
-    def middleware(self, middleware: Sequence[object]) -> None:
+    def middleware(self, middleware: Sequence[Middleware]) -> None:
         items = middleware_list(middleware, "middleware")
         self._pipelines = Pipelines.build(items)
         self._pipeline_cache = PipelineCache()
-        self._middleware = items
+        self._middleware: tuple[Middleware, ...] = cast("tuple[Middleware, ...]", items)
 
     @property
     def name(self) -> str | None:
@@ -182,65 +185,65 @@ class Agent:
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: Literal[False] = False,
         options: JsonSchemaOptions,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
     ) -> Awaitable[AgentResponse[Any]]: ...
 
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: Literal[False] = False,
         options: ChatOptions[ResponseT] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
     ) -> Awaitable[AgentResponse[ResponseT]]: ...
 
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: Literal[True],
         options: JsonSchemaOptions,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
 
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: Literal[True],
         options: ChatOptions[ResponseT] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]: ...
 
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: bool,
         options: JsonSchemaOptions,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
     ) -> (
         Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]
@@ -249,13 +252,13 @@ class Agent:
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: bool,
         options: ChatOptions[ResponseT] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
     ) -> (
         Awaitable[AgentResponse[ResponseT]]
@@ -264,13 +267,13 @@ class Agent:
 
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: bool = False,
         options: Mapping[str, Any] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
     ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
         """Run one turn of the conversation (see the class docstring)."""
@@ -292,11 +295,11 @@ class Agent:
 
     def _context(
         self,
-        messages: Any,
+        messages: AgentInput | None,
         session: AgentSession | None,
         stream: bool,
         options: Mapping[str, Any] | None,
-        tools: Sequence[Any] | None,
+        tools: Sequence[AgentTool] | None,
     ) -> AgentContext:
         if session is not None and not isinstance(session, AgentSession):
             raise TypeError(
