@@ -132,7 +132,7 @@ class DurableChatClient:
     ) -> None:
         self.client = client
         self.engine = engine
-        self.step_name = f"{name}.model"
+        self.step_name: str = f"{name}.model"
         self.policy = policy
 
     @overload

@@ -108,9 +108,9 @@ class Agent(Generic[DepsT]):
         self._tool_providers: tuple[Any, ...] = ()
         self.tools = tools
         self.default_options: dict[str, Any] = merge_options(default_options)
-        self.context_providers = tuple(context_providers)
+        self.context_providers: tuple[ContextProvider, ...] = tuple(context_providers)
         self.history = history
-        self.tool_loop = (
+        self.tool_loop: FunctionInvocationConfiguration = (
             DEFAULT_CONFIGURATION if tool_loop is None else as_configuration(tool_loop, "tool_loop")
         )
         self.middleware = middleware

@@ -98,7 +98,7 @@ class ToolLoop:
                 "agent middleware cannot run inside a ToolLoop; give it to an Agent instead"
             )
         self.client = client
-        self.config = (
+        self.config: FunctionInvocationConfiguration = (
             DEFAULT_CONFIGURATION if config is None else as_configuration(config, "config")
         )
         self.pipelines = pipelines

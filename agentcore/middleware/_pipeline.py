@@ -254,9 +254,9 @@ class Pipelines:
         chat: tuple[Handler, ...] = (),
         function: tuple[Handler, ...] = (),
     ) -> None:
-        self.agent = agent
-        self.chat = chat
-        self.function = function
+        self.agent: tuple[Handler, ...] = agent
+        self.chat: tuple[Handler, ...] = chat
+        self.function: tuple[Handler, ...] = function
 
     @classmethod
     def build(cls, middleware: Iterable[object]) -> Pipelines:
