@@ -102,7 +102,7 @@ class SqliteCheckpointStore:
     share one file; only one should drive a given run at a time."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = os.fspath(path)
+        self.path: str = os.fspath(path)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
