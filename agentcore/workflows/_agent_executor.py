@@ -9,7 +9,8 @@ conversation the next agent should see. It holds no run data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from typing import Any, Literal, cast
 
 import attrs
@@ -24,7 +25,8 @@ __all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentTurn", "ContextMode"]
 
 AGENT_UPDATE = "agent_update"
 """The ``name`` of the live :class:`ExecutorEvent` carrying an agent executor's
-``AgentResponseUpdate`` under ``open_run``."""
+``AgentResponseUpdate`` (under ``open_run``, and in ``run(stream=True)`` when the agent
+is the only invocation of its superstep)."""
 
 ContextMode = Literal["full", "inputs", "last"] | Callable[["AgentTurn"], Sequence[Message]]
 
@@ -112,17 +114,39 @@ class AgentExecutor:
         ctx: WorkflowContext[AgentTurn, AgentResponse[Any]],
     ) -> None:
         """Run the agent on the message; yield its response, send the turn on."""
-        inputs = self._inputs(message)
         live = ctx._live
-        if live is None:
-            response = await self._agent.run(list(inputs))
-        else:
+        if live is not None:
             # under open_run: each update reaches the consumer at once (not kept in the
             # run's events or checkpoints: the response is)
-            stream = self._agent.run(list(inputs), stream=True)
+            async with aclosing(self.handle_live(message, ctx)) as updates:
+                async for event in updates:
+                    await live(event)
+            return
+        inputs = self._inputs(message)
+        await self._commit(inputs, await self._agent.run(list(inputs)), ctx)
+
+    async def handle_live(
+        self,
+        message: str | Message | Sequence[Message] | AgentTurn,
+        ctx: WorkflowContext[AgentTurn, AgentResponse[Any]],
+    ) -> AsyncGenerator[ExecutorEvent, None]:
+        """The streaming form of :meth:`handle` (same effects): the agent runs streaming
+        and each ``AgentResponseUpdate`` is yielded as it arrives, as an
+        ``ExecutorEvent`` named :data:`AGENT_UPDATE`."""
+        inputs = self._inputs(message)
+        stream = self._agent.run(list(inputs), stream=True)
+        async with stream:
             async for update in stream:
-                await live(ExecutorEvent(self._id, AGENT_UPDATE, update))
+                yield ExecutorEvent(self._id, AGENT_UPDATE, update)
             response = await stream.get_final_response()
+        await self._commit(inputs, response, ctx)
+
+    async def _commit(
+        self,
+        inputs: tuple[Message, ...],
+        response: AgentResponse[Any],
+        ctx: WorkflowContext[AgentTurn, AgentResponse[Any]],
+    ) -> None:
         await ctx.yield_output(response)
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
             turn = AgentTurn(self._id, response, (*inputs, *response.messages), len(inputs))
