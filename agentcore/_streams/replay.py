@@ -23,7 +23,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 import anyio
 import attrs
 
-from agentcore._streams.reader import Delegate, Stage, maybe_await
+from agentcore._streams.reader import NOT_KNOWN, Delegate, Readable, maybe_await, refinalize
 from agentcore._types.contents import UsageContent
 from agentcore._types.responses import (
     AgentResponse,
@@ -52,14 +52,10 @@ class StreamEnd(Generic[FinalT]):
     error: BaseException | None = None
 
 
-class _Inner(Protocol):
+class _Inner(Readable, Protocol):
     """What a relay uses of the stream it relays (a ``ResponseStream``)."""
 
-    async def get_final_response(self) -> Any: ...
-
     async def aclose(self) -> None: ...
-
-    async def _refinalize(self, updates: Sequence[Any]) -> Any: ...
 
 
 EndHook = Callable[[StreamEnd[Any]], "Awaitable[None] | None"]
@@ -138,7 +134,7 @@ class Relay:
     unchanged to its end, ``fold`` its final value otherwise.
     """
 
-    __slots__ = ("changed", "hook", "inner", "stage", "started", "transform")
+    __slots__ = ("changed", "hook", "inner", "started", "transform")
 
     def __init__(
         self,
@@ -160,7 +156,6 @@ class Relay:
         self.hook = hook
         self.changed = False  # the transform replaced or dropped an update
         self.started = False
-        self.stage: Stage | None = None  # the relay's own stage, set by the stream module
 
     def step(self, update: Any) -> Any:
         """The transform, noting whether it passed ``update`` on unchanged."""
@@ -207,12 +202,11 @@ class Relay:
 
     async def final(self) -> Any:
         """The final value of a relay read to its end: ``inner``'s own, unless the
-        transform changed what went out."""
+        transform changed what went out (then the relay's stream folds what it read)."""
         if self.changed:
-            stage = self.stage
-            return await self.fold((stage.collected if stage is not None else None) or [])
+            return NOT_KNOWN
         return await self.inner.get_final_response()
 
     async def fold(self, updates: Sequence[Any]) -> Any:
         """What ``updates`` amount to, folded the way ``inner`` folds its own."""
-        return await self.inner._refinalize(updates)  # pyright: ignore[reportPrivateUsage]  # the stream module's own method
+        return await refinalize(self.inner, updates)
