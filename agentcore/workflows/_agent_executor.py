@@ -147,6 +147,7 @@ class AgentExecutor:
         response: AgentResponse[Any],
         ctx: WorkflowContext[AgentTurn, AgentResponse[Any]],
     ) -> None:
+        ctx.add_usage(response.usage)
         await ctx.yield_output(response)
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
             turn = AgentTurn(self._id, response, (*inputs, *response.messages), len(inputs))

@@ -17,6 +17,7 @@ from typing import Any, Generic, Protocol, cast
 
 from typing_extensions import Never, TypeVar
 
+from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._subtypes import SubWorkflowResponse
@@ -144,6 +145,7 @@ class WorkflowContext(Generic[SendT, YieldT]):
         "_shared_data",
         "_state",
         "_state_set",
+        "_usage",
         "executor_id",
         "ordinal",
         "request_context",
@@ -192,6 +194,7 @@ class WorkflowContext(Generic[SendT, YieldT]):
         self._outputs: list[Any] = []
         self._requests: list[tuple[PendingRequest[Any, Any], Any]] = []
         self._events: list[ExecutorEvent] = []
+        self._usage: Usage | None = None
 
     # -- messages and outputs ------------------------------------------------------------
 
@@ -238,6 +241,12 @@ class WorkflowContext(Generic[SendT, YieldT]):
         self._events.append(event)
         if self._live is not None:
             await self._live(event)
+
+    def add_usage(self, usage: Usage | None) -> None:
+        """Count tokens spent on the run's behalf; they add to the run's ``usage`` when
+        this superstep commits (agent executors count their agent's usage themselves)."""
+        if usage is not None:
+            self._usage = usage if self._usage is None else self._usage + usage
 
     # -- requests ------------------------------------------------------------------------
 

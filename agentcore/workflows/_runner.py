@@ -299,6 +299,7 @@ class Runner:
             tuple(self.events),
             self._steps,
             checkpoint,
+            state.usage,
         )
         return self.result
 
@@ -611,6 +612,8 @@ class Runner:
                         )
             if ctx._state_set:
                 state.states[ctx.executor_id] = ctx._state
+            if ctx._usage is not None:
+                state.usage = ctx._usage if state.usage is None else state.usage + ctx._usage
         for entry in new_requests:
             pending[entry.request.id] = entry
             events.append(RequestInfo(entry.request))

@@ -14,12 +14,27 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+import attrs
+
+from agentcore._types.usage import Usage
 from agentcore.serialization import to_json
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._subtypes import ChildRuns, SubWorkflowRequest, SubWorkflowResponse
 from agentcore.workflows.errors import UnknownRequestError
 
 __all__ = ["SubWorkflowExecutor"]
+
+
+def _spent_since(before: Usage | None, after: Usage | None) -> Usage | None:
+    """What a child run spent in this call (its usage counts its whole lineage)."""
+    if before is None or after is None:
+        return after
+    counts = {
+        f.name: (getattr(after, f.name) or 0) - (getattr(before, f.name) or 0)
+        for f in attrs.fields(Usage)
+        if getattr(after, f.name) is not None
+    }
+    return Usage(**counts) if any(counts.values()) else None
 
 
 class SubWorkflowExecutor:
@@ -58,12 +73,15 @@ class SubWorkflowExecutor:
             if checkpoint is None or request is None:
                 raise UnknownRequestError(answer.request_id, list(pending))
             child_run_id = answer.child_run_id
+            before = None if checkpoint.state is None else checkpoint.state.usage
             result = await child.run(
                 responses=[request.create_response(answer.data)], checkpoint=checkpoint
             )
+            ctx.add_usage(_spent_since(before, result.usage))
         else:
             child_run_id = f"{ctx.run_id}/{self._id}/{ctx.superstep}.{ctx.ordinal}"
             result = await child.run(message, run_id=child_run_id)
+            ctx.add_usage(result.usage)
         for output in result.outputs:
             await ctx.send(output)
         if result.status == "paused":
