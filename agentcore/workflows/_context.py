@@ -244,7 +244,9 @@ class WorkflowContext(Generic[SendT, YieldT]):
     async def emit(self, data: Any, *, name: str = "custom") -> None:
         """Stage an :class:`ExecutorEvent` (source ``"executor"``); under ``open_run``
         it also reaches the consumer at once."""
-        event = ExecutorEvent(self.executor_id, name, data)
+        await self._emit(ExecutorEvent(self.executor_id, name, data))
+
+    async def _emit(self, event: ExecutorEvent) -> None:
         if isinstance(self._events, list):
             self._events.append(event)
         else:
