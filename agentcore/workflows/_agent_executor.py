@@ -89,9 +89,9 @@ class AgentExecutor:
     after a triage agent), ``"last"`` (only its answer), or a function of the turn.
     """
 
-    input_types = (str, Message, Sequence[Message], AgentTurn)
-    output_types = (AgentTurn,)
-    yield_types = (AgentResponse,)
+    input_types: tuple[Any, ...] = (str, Message, Sequence[Message], AgentTurn)
+    output_types: tuple[Any, ...] = (AgentTurn,)
+    yield_types: tuple[Any, ...] = (AgentResponse,)
     state_type = AgentPauses
 
     def __init__(

@@ -57,12 +57,13 @@ class SubWorkflowExecutor:
         self._id = id
         self._caller = forward_requests == "caller"
         asks = workflow.asks_outside and not self._caller
-        self.input_types = (
-            *workflow.input_types,
-            *(() if self._caller else (SubWorkflowResponse,)),
+        answers = () if self._caller else (SubWorkflowResponse,)
+        self.input_types: tuple[Any, ...] = (*workflow.input_types, *answers)
+        self.output_types: tuple[Any, ...] = (
+            *workflow.output_types,
+            *((SubWorkflowRequest,) if asks else ()),
         )
-        self.output_types = (*workflow.output_types, *((SubWorkflowRequest,) if asks else ()))
-        self.yield_types = ()
+        self.yield_types: tuple[Any, ...] = ()
         self.forwarded_pairs: tuple[tuple[Any, Any, tuple[Any, ...]], ...] = (
             tuple((req, resp, self.output_types) for req, resp in workflow.request_pairs)
             if self._caller
