@@ -23,11 +23,11 @@ from __future__ import annotations
 
 try:
     from opentelemetry import trace
-except ImportError as exc:  # pragma: no cover  # exercised with the import blocked
+except ImportError as _missing:  # pragma: no cover  # exercised with the import blocked
     raise ImportError(
         "agentcore_contrib.workflow_tracing needs OpenTelemetry: "
         "pip install 'agentcore-framework[otel]'"
-    ) from exc
+    ) from _missing
 
 from agentcore import __version__
 from agentcore.workflows import DeliveryRecord
@@ -49,7 +49,7 @@ class WorkflowTracer:
     ) -> None:
         self.workflow = workflow
         self.include_sensitive_data = include_sensitive_data
-        self.tracer = trace.get_tracer(
+        self.tracer: trace.Tracer = trace.get_tracer(
             "agentcore_contrib.workflow_tracing", __version__, tracer_provider=tracer_provider
         )
 
