@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias, overload
+from typing import Any, TypeAlias
 
 import attrs
 
@@ -12,6 +12,7 @@ from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import Content, FunctionCallContent, TextContent, UsageContent
 from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
+from agentcore.adapters import GetResponseResult, get_response_method
 
 __all__ = [
     "ChatRequest",
@@ -151,31 +152,14 @@ class ScriptedChatClient(_RecordingClient):
         self._position += 1
         return item
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         self._record(messages, options, stream)
         item = self._next()
         if stream:
@@ -216,31 +200,14 @@ class FunctionChatClient(_RecordingClient):
         super().__init__()
         self.fn = fn
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         self._record(messages, options, stream)
         if stream:
             return ResponseStream.from_awaitable(self._stream(messages, options or {}))

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from typing import Any, Literal, cast, overload
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Literal, cast
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from typing_extensions import Self, TypeVar
 
 from agentcore import ChatOptions, ChatResponse, ChatResponseUpdate, Message, ResponseStream
-from agentcore.adapters import DEFAULT_MAX_EVENT_SIZE, response_update
+from agentcore.adapters import (
+    DEFAULT_MAX_EVENT_SIZE,
+    GetResponseResult,
+    get_response_method,
+    response_update,
+)
 from agentcore.errors import TransientError
 from agentcore_openai._chat_parse import ChunkReader, parse_completion
 from agentcore_openai._chat_request import build_chat_request
@@ -91,31 +96,14 @@ class OpenAIChatClient:
         self._request_options = request_options(read_timeout)
         self.client = self._owned.client
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OpenAIChatOptions[Any] | Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OpenAIChatOptions[Any] | Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: OpenAIChatOptions[Any] | Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         """Send ``messages``; a whole response, or a stream of updates when ``stream``.
 
         Content or options the API cannot take raise ``ValueError`` here, before

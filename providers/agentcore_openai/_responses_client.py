@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from typing import Any, Literal, cast, overload
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Literal, cast
 
 import openai
 from openai.types.responses import Response
@@ -24,7 +24,12 @@ from agentcore import (
     ShellTool,
     WebSearchTool,
 )
-from agentcore.adapters import DEFAULT_MAX_EVENT_SIZE, response_update
+from agentcore.adapters import (
+    DEFAULT_MAX_EVENT_SIZE,
+    GetResponseResult,
+    get_response_method,
+    response_update,
+)
 from agentcore.errors import TransientError
 from agentcore_openai._errors import PROVIDER, body_error, map_error, rate_limit_info
 from agentcore_openai._responses_items import parse_response
@@ -152,31 +157,14 @@ class OpenAIResponsesClient:
             )
         return {**(options or {}), "store": False}
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         """Send ``messages``; a whole response, or a stream of updates when ``stream``.
 
         Content or options the API cannot take raise ``ValueError`` here, before

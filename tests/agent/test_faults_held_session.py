@@ -1,8 +1,9 @@
 """A stream left open does not hold its session forever.
 
 Runs of one session take turns. A streaming run holds the turn until its stream is
-read to the end, closed, or dropped: dropping it releases the session. A run that
-waits on a held session says why in a warning after a while (the delay is
+read to the end, closed, or dropped: dropping it releases the session, by reference
+counting alone (the collector is off in that test). A run that waits on a held
+session, in either mode, says why in a warning after a while (the delay is
 ``agentcore._sessions.turns.WAIT_WARNING_SECONDS``, shortened here).
 """
 
@@ -25,6 +26,8 @@ from agentcore import (
 )
 from agentcore._sessions import turns
 from agentcore.testing import ScriptedChatClient
+
+from ._runs import run_agent
 
 pytestmark = pytest.mark.anyio
 
@@ -118,7 +121,10 @@ class _Warnings(logging.Handler):
         self.seen.set()
 
 
-async def test_a_run_waiting_on_a_held_session_logs_why(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("stream", [False, True], ids=["waiting call", "waiting stream"])
+async def test_a_run_waiting_on_a_held_session_logs_why(
+    monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
     monkeypatch.setattr(turns, "WAIT_WARNING_SECONDS", 0.01)
     warnings = _Warnings()
     logger = logging.getLogger("agentcore")
@@ -131,8 +137,8 @@ async def test_a_run_waiting_on_a_held_session_logs_why(monkeypatch: pytest.Monk
     texts: list[str] = []
 
     async def second() -> None:
-        response = await agent.run("second", session=session)
-        texts.append(response.text)
+        outcome = await run_agent(agent, "second", stream=stream, session=session)
+        texts.append(outcome.response.text)
 
     try:
         async with anyio.create_task_group() as group:
