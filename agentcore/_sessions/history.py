@@ -86,7 +86,7 @@ class SqliteHistoryStore:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
+        self.path: str = str(path)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []

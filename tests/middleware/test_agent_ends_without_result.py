@@ -12,7 +12,7 @@ from agentcore import (
     InMemoryHistoryStore,
     MiddlewareTermination,
 )
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from agentcore.testing import ScriptedChatClient
 
 from .harness import run_agent, text
@@ -30,7 +30,7 @@ async def stop(context: AgentContext, call_next: CallNext) -> None:
 
 @pytest.mark.parametrize("middleware", [skip, stop], ids=["no call_next", "termination"])
 async def test_a_run_ended_without_a_result_is_an_empty_response(
-    stream: bool, middleware: object
+    stream: bool, middleware: Middleware
 ) -> None:
     client = ScriptedChatClient([text("never")])
     history = InMemoryHistoryStore()
@@ -47,7 +47,7 @@ async def test_a_run_ended_without_a_result_is_an_empty_response(
 
 @pytest.mark.parametrize("middleware", [skip, stop], ids=["no call_next", "termination"])
 async def test_the_same_run_per_call_middleware_also_ends_empty(
-    stream: bool, middleware: object
+    stream: bool, middleware: Middleware
 ) -> None:
     client = ScriptedChatClient([text("never")])
     agent = Agent(client, name="bot")
