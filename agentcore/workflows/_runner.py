@@ -67,6 +67,10 @@ __all__ = ["Runner"]
 
 _log = logging.getLogger("agentcore.workflows.observers")
 
+_UNCONDITIONAL = frozenset({"direct", "fan_out"})
+"""Edge groups that deliver to every target that accepts the type (what ``decide``
+answers for them when no target is named)."""
+
 
 class Runner:
     """Drives one ``run()`` call over a :class:`RunState`."""
@@ -271,6 +275,7 @@ class Runner:
             # as it finishes (a lone invocation's barrier checkpoint follows at once)
             self._pending_writes = (store, parent)
         jobs: list[Callable[[], Awaitable[Any]]] = []
+        invoke, lane = self._invoke, self._lane  # bound once: 10,000 jobs share them
         start = 0
         for i in range(1, len(inbox) + 1):
             if i == len(inbox) or inbox[i].target != inbox[start].target:
@@ -278,10 +283,10 @@ class Runner:
                 state = states.get(node.id)
                 if i - start == 1:
                     jobs.append(
-                        partial(self._invoke, node, inbox[start], start, superstep, state, contexts)
+                        partial(invoke, node, inbox[start], start, superstep, state, contexts)
                     )
                 else:
-                    jobs.append(partial(self._lane, node, inbox, start, i, superstep, contexts))
+                    jobs.append(partial(lane, node, inbox, start, i, superstep, contexts))
                 start = i
         try:
             await gather_in_order(jobs, limit=self.max_concurrency)
@@ -307,9 +312,9 @@ class Runner:
             state = (await self._invoke(node, inbox[i], i, superstep, state, contexts))._state
             i += 1
         if i < hi:
+            invoke = self._invoke
             jobs = [
-                partial(self._invoke, node, inbox[k], k, superstep, state, contexts)
-                for k in range(i, hi)
+                partial(invoke, node, inbox[k], k, superstep, state, contexts) for k in range(i, hi)
             ]
             await gather_in_order(jobs, limit=node.max_concurrency)
 
@@ -452,16 +457,15 @@ class Runner:
                     key = (superstep, ctx.ordinal, send_index)
                     taken = False
                     for group, accepts in node.routes.get(declared, ()):
-                        if group.kind == "direct" and target is None and not recording:
-                            # the common case, decided without building a decision list
-                            if accepts[0]:
-                                next_inbox.append(
-                                    Envelope(group.targets[0], key, message, sent_by, declared)
-                                )
-                                taken = True
-                                delivered += 1
-                            else:
-                                dropped += 1
+                        if group.kind in _UNCONDITIONAL and target is None and not recording:
+                            # the common cases, decided without building a decision list
+                            for t, ok in zip(group.targets, accepts, strict=True):
+                                if ok:
+                                    next_inbox.append(Envelope(t, key, message, sent_by, declared))
+                                    taken = True
+                                    delivered += 1
+                                else:
+                                    dropped += 1
                             continue
                         try:
                             decisions = decide(group, message, accepts, target)
