@@ -9,6 +9,7 @@ from typing import Any, Literal, overload
 
 import anyio
 import pytest
+from typing_extensions import Never
 
 from agentcore import (
     Agent,
@@ -22,12 +23,14 @@ from agentcore._types.contents import TextContent
 from agentcore.testing import ScriptedChatClient
 from agentcore.workflows import (
     AGENT_UPDATE,
+    AgentTurn,
     ExecutorEvent,
     ExecutorTimeoutError,
     InMemoryCheckpointStore,
     RetryPolicy,
     Workflow,
     WorkflowBuilder,
+    WorkflowContext,
     WorkflowEvent,
     executor,
 )
@@ -201,3 +204,39 @@ async def test_breaking_off_a_live_step_leaves_a_healthy_loop_and_a_resumable_ru
     assert latest.superstep == 1  # the barrier before the agent
     done = await pipeline(GatedClient()).run(run_id="r1", checkpoints=store)
     assert done.output.text == "Hello"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_conditions_see_only_the_final_turn_not_chunks(stream: bool) -> None:
+    seen: list[object] = []
+
+    def long_answer(turn: object) -> bool:
+        seen.append(turn)
+        return True
+
+    @executor
+    async def brief(topic: str) -> str:
+        return f"Write about {topic}."
+
+    @executor(id="publish")
+    async def publish(turn: AgentTurn, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(turn.text)
+
+    writer = Agent(GatedClient(), "Write.", name="writer")
+    workflow = (
+        WorkflowBuilder(brief, name="cond")
+        .add_edge(brief, writer)
+        .add_edge(writer, publish, when=long_answer)
+        .build()
+    )
+    if stream:
+        running = workflow.run("kettles", stream=True)
+        updates = [e async for e in running if isinstance(e, ExecutorEvent)]
+        assert len(updates) > 1  # the agent streamed in parts
+        result = await running.get_final_response()
+    else:
+        result = await workflow.run("kettles")
+    assert result.output == "Hello"
+    [turn] = seen  # called once, with the whole turn
+    assert isinstance(turn, AgentTurn)
+    assert turn.text == "Hello"
