@@ -39,7 +39,7 @@ when a service answers a streamed request with a plain JSON body.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar, final
 
 from agentcore._types.contents import Content, UsageContent
@@ -49,7 +49,10 @@ __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
     "DEFAULT_READ_TIMEOUT",
     "OwnedClient",
+    "check_option_keys",
+    "option_keys",
     "own_client",
+    "refuse_sync_client",
     "response_update",
 ]
 
@@ -122,6 +125,64 @@ def own_client(
             )
         return OwnedClient(client, owned=False, close=close)
     return OwnedClient(build(), owned=True, close=close)
+
+
+def refuse_sync_client(
+    adapter: str, client: object, sync_types: tuple[type[Any], ...], use: str
+) -> None:
+    """Raise ``TypeError`` when ``client`` is an instance of one of ``sync_types``.
+
+    An adapter awaits its SDK client's calls; a synchronous client would only fail at
+    the first request, with a message about ``await`` that names neither. ``use`` says
+    what to pass instead (``"openai.AsyncOpenAI(...)"``).
+    """
+    if isinstance(client, sync_types):
+        cls = type(client)
+        raise TypeError(
+            f"{adapter} needs an async SDK client, got the synchronous "
+            f"{cls.__module__.split('.')[0]}.{cls.__qualname__}; pass {use} instead"
+        )
+
+
+def option_keys(options_type: type[Any]) -> frozenset[str]:
+    """Every key of an options ``TypedDict`` (its own and inherited ones)."""
+    keys: Iterable[str] = getattr(options_type, "__optional_keys__", ())
+    required: Iterable[str] = getattr(options_type, "__required_keys__", ())
+    return frozenset((*keys, *required))
+
+
+def check_option_keys(
+    adapter: str,
+    options: Mapping[str, Any],
+    known: frozenset[str],
+    *,
+    options_type: str,
+    passthrough: str | None = "extra_body",
+) -> None:
+    """Raise ``ValueError`` for an option key not in ``known``, before anything is sent.
+
+    The message names the key, the closest known key (a misspelling is the usual
+    cause), ``options_type`` (the ``TypedDict`` that lists the keys) and, when the
+    adapter has one, the ``passthrough`` option for service fields it does not know.
+    Build ``known`` once with :func:`option_keys`.
+    """
+    unknown = options.keys() - known
+    if not unknown:
+        return
+    import difflib
+
+    key = sorted(unknown)[0]
+    close = difflib.get_close_matches(key, sorted(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    extra = (
+        f"; send a service field the adapter does not know in {passthrough}={{...}}"
+        if passthrough
+        else ""
+    )
+    raise ValueError(
+        f"{adapter} does not know the option {key!r}{hint}: its options are the keys of "
+        f"{options_type}{extra}"
+    )
 
 
 def response_update(response: ChatResponse[Any]) -> ChatResponseUpdate:

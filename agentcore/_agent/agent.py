@@ -70,10 +70,7 @@ class Agent:
         observers: Sequence[object] = (),
     ) -> None:
         if not isinstance(client, SupportsGetResponse):
-            raise TypeError(
-                f"Agent needs a chat client with a get_response(messages, *, options, stream) "
-                f"method, got {client!r}"
-            )
+            raise TypeError(_not_a_client(client))
         if instructions is not None and not isinstance(instructions, str):
             raise TypeError(f"instructions must be a str, got {type(instructions).__name__}")
         for provider in context_providers:
@@ -340,3 +337,27 @@ class Agent:
         from agentcore._agent.as_tool import agent_as_tool
 
         return agent_as_tool(self, name=name, description=description)
+
+
+def _not_a_client(client: object) -> str:
+    """Why ``client`` is no chat client, and what to pass instead."""
+    problem = (
+        "Agent needs a chat client with a get_response(messages, *, options, stream) "
+        f"method, got {client!r}"
+    )
+    if isinstance(client, str):
+        return (
+            f"{problem}: a model name is not enough; pass an adapter built with it, for "
+            f"example OpenAIChatClient({client.rpartition(':')[2]!r}) from agentcore_openai"
+        )
+    package = type(client).__module__.split(".")[0]
+    adapters = {
+        "openai": "agentcore_openai.OpenAIChatClient",
+        "anthropic": "agentcore_anthropic.AnthropicChatClient",
+    }
+    if package in adapters:
+        return (
+            f"{problem}: that is the {package} SDK's own client; wrap it in an adapter: "
+            f"{adapters[package]}(model, client=...)"
+        )
+    return problem

@@ -18,7 +18,6 @@ import inspect
 import typing
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from functools import partial
 from typing import Any, Literal, TypeAlias, TypeVar
 
 from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
@@ -320,22 +319,94 @@ class PipelineCache:
         return pipelines
 
 
+class _CallNext:
+    """One layer's ``call_next``: enters the next layer (or the final step) and keeps
+    the coroutine it made, so a run can tell afterwards whether it was awaited."""
+
+    __slots__ = ("_context", "_inner", "_step", "coroutine")
+
+    def __init__(self, step: Callable[..., Awaitable[None]], context: Any, inner: Any) -> None:
+        self._step = step
+        self._context = context
+        self._inner = inner
+        self.coroutine: Awaitable[None] | None = None
+
+    def __call__(self) -> Awaitable[None]:
+        inner = self._inner
+        # Called directly, not through another coroutine: no extra frame per layer.
+        coroutine = self._step(self._context) if inner is None else self._step(self._context, inner)
+        self.coroutine = coroutine
+        return coroutine
+
+
+def _finished(coroutine: Awaitable[None] | None) -> bool:
+    # A coroutine that ran to its end has no frame left; an awaitable that is no
+    # coroutine cannot be inspected and is taken as finished.
+    return coroutine is not None and getattr(coroutine, "cr_frame", None) is None
+
+
+def _name(handler: Handler) -> str:
+    owner = getattr(handler, "__self__", None)
+    if owner is not None and not isinstance(owner, type):
+        return type(owner).__qualname__
+    return str(getattr(handler, "__qualname__", handler))
+
+
+def _check_layers(handlers: tuple[Handler, ...], nexts: list[_CallNext], context: Any) -> None:
+    """After a chain whose final step did not run to its end: say which middleware
+    called ``call_next()`` without awaiting it (a ``TypeError``), or warn about one that
+    ended the chain without calling it and without setting ``context.result``."""
+    for handler, call_next in zip(handlers, nexts, strict=True):
+        coroutine = call_next.coroutine
+        if coroutine is None:
+            if context.result is None and not context.terminated:
+                import warnings
+
+                warnings.warn(
+                    f"middleware {_name(handler)} returned without calling call_next() and "
+                    "without setting context.result, so nothing ran after it and the result "
+                    "is empty; write `await call_next()` to go on, set context.result to "
+                    "answer in its place, or raise MiddlewareTermination to stop on purpose",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            return
+        if inspect.iscoroutine(coroutine) and (
+            inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
+        ):
+            coroutine.close()  # nobody will run it: no "never awaited" warning later
+            raise TypeError(
+                f"middleware {_name(handler)} called call_next() without awaiting it, so "
+                "nothing after it ran; write `await call_next()`"
+            )
+
+
 async def run_pipeline(
     handlers: tuple[Handler, ...],
     context: Any,
     final: Callable[[Any], Awaitable[None]],
     on_termination: Callable[[Any, MiddlewareTermination], None],
 ) -> None:
-    """Run ``handlers`` around ``final``; a termination ends the chain here."""
+    """Run ``handlers`` around ``final``; a termination ends the chain here.
+
+    A middleware that calls ``call_next()`` without awaiting it fails the run with a
+    ``TypeError`` naming it; one that returns without calling it and without setting
+    ``context.result`` gets a ``UserWarning`` (the result stays empty).
+    """
     if not handlers:
         await final(context)
         return
-    # Each layer's call_next is a partial of the next layer: calling it enters that
-    # layer directly, with no Python frame in between.
-    call_next: CallNext = partial(final, context)
-    for handler in reversed(handlers):
-        call_next = partial(handler, context, call_next)
+    # Each layer's call_next enters the next layer (the innermost's runs ``final``).
+    call_next = innermost = _CallNext(final, context, None)
+    nexts = [innermost]
+    for handler in reversed(handlers[1:]):
+        call_next = _CallNext(handler, context, call_next)
+        nexts.append(call_next)
+    nexts.reverse()
     try:
-        await call_next()
+        await handlers[0](context, call_next)
     except MiddlewareTermination as termination:
         on_termination(context, termination)
+        return
+    if not _finished(innermost.coroutine):
+        _check_layers(handlers, nexts, context)

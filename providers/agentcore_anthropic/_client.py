@@ -23,7 +23,10 @@ from agentcore import (
 from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
     DEFAULT_READ_TIMEOUT,
+    check_option_keys,
+    option_keys,
     own_client,
+    refuse_sync_client,
     response_update,
 )
 from agentcore_anthropic._errors import (
@@ -79,6 +82,10 @@ def _raise_mapped(exc: BaseException) -> NoReturn:
     raise mapped from exc
 
 
+_OPTION_KEYS = option_keys(AnthropicChatOptions)
+"""The keys this adapter reads: any other is refused (a misspelling would be dropped)."""
+
+
 class AnthropicChatClient:
     """A chat client for Anthropic's Messages API (``POST /v1/messages``).
 
@@ -130,6 +137,12 @@ class AnthropicChatClient:
             except anthropic.CredentialsError as exc:
                 _raise_mapped(exc)
 
+        refuse_sync_client(
+            "AnthropicChatClient",
+            client,
+            (anthropic.Anthropic,),
+            "anthropic.AsyncAnthropic(...)",
+        )
         self._owned = own_client(
             "AnthropicChatClient",
             client,
@@ -159,6 +172,10 @@ class AnthropicChatClient:
     def _request(
         self, messages: Sequence[Message], options: Mapping[str, Any] | None
     ) -> AnthropicRequest:
+        if options:
+            check_option_keys(
+                "AnthropicChatClient", options, _OPTION_KEYS, options_type="AnthropicChatOptions"
+            )
         return build_request(messages, options or {}, model=self.model, max_tokens=self.max_tokens)
 
     @overload

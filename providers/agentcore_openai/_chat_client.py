@@ -11,7 +11,12 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from typing_extensions import Self, TypeVar
 
 from agentcore import ChatOptions, ChatResponse, ChatResponseUpdate, Message, ResponseStream
-from agentcore.adapters import DEFAULT_MAX_EVENT_SIZE, response_update
+from agentcore.adapters import (
+    DEFAULT_MAX_EVENT_SIZE,
+    check_option_keys,
+    option_keys,
+    response_update,
+)
 from agentcore.errors import TransientError
 from agentcore_openai._chat_parse import ChunkReader, parse_completion
 from agentcore_openai._chat_request import build_chat_request
@@ -52,6 +57,10 @@ class OpenAIChatOptions(ChatOptions[ResponseT], total=False):
     extra_body: Mapping[str, Any] | None
     """Extra JSON fields merged into the request body (for options this adapter lacks)."""
     extra_headers: Mapping[str, str] | None
+
+
+_OPTION_KEYS = option_keys(OpenAIChatOptions)
+"""The keys this adapter reads: any other is refused (a misspelling would be dropped)."""
 
 
 class OpenAIChatClient:
@@ -121,6 +130,10 @@ class OpenAIChatClient:
         Content or options the API cannot take raise ``ValueError`` here, before
         any request. Streamed requests ask for usage, so both modes report it.
         """
+        if options:
+            check_option_keys(
+                "OpenAIChatClient", options, _OPTION_KEYS, options_type="OpenAIChatOptions"
+            )
         params = build_chat_request(messages, options, self.model)
         if stream:
             return ResponseStream(self._stream(params), finalizer=ChatResponse.from_updates)

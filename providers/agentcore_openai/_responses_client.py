@@ -24,7 +24,12 @@ from agentcore import (
     ShellTool,
     WebSearchTool,
 )
-from agentcore.adapters import DEFAULT_MAX_EVENT_SIZE, response_update
+from agentcore.adapters import (
+    DEFAULT_MAX_EVENT_SIZE,
+    check_option_keys,
+    option_keys,
+    response_update,
+)
 from agentcore.errors import TransientError
 from agentcore_openai._errors import PROVIDER, body_error, map_error, rate_limit_info
 from agentcore_openai._responses_items import parse_response
@@ -92,6 +97,10 @@ def _stored(options: Mapping[str, Any] | None) -> bool:
     return (options or {}).get("store") is not False
 
 
+_OPTION_KEYS = option_keys(OpenAIResponsesOptions)
+"""The keys this adapter reads: any other is refused (a misspelling would be dropped)."""
+
+
 class OpenAIResponsesClient:
     """A chat client for OpenAI's Responses API, with its hosted tools.
 
@@ -136,7 +145,14 @@ class OpenAIResponsesClient:
     def _options(
         self, options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None
     ) -> Mapping[str, Any] | None:
-        """``options``, with ``store: false`` when the client is stateless."""
+        """``options``, checked, with ``store: false`` when the client is stateless."""
+        if options:
+            check_option_keys(
+                "OpenAIResponsesClient",
+                options,
+                _OPTION_KEYS,
+                options_type="OpenAIResponsesOptions",
+            )
         if not self.stateless:
             return options
         if (options or {}).get("conversation_id") is not None:
