@@ -397,7 +397,7 @@ def durable_agent(
         context_providers=agent.context_providers,
         history=None if history is None else DurableHistoryStore(history, engine, name=step_name),
         tool_loop=agent.tool_loop,
-        observers=tuple(agent._support.observers),  # pyright: ignore[reportPrivateUsage]  # the kernel's own agent
+        observers=tuple(agent._runtime.observers),  # pyright: ignore[reportPrivateUsage]  # the kernel's own agent
     )
     durable._durable = (engine, step_name, policies)
     return durable

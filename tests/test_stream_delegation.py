@@ -1,9 +1,9 @@
-"""ResponseStream delegation, injection and direct final values.
+"""ResponseStream delegation, injection and known final values.
 
 The tool loop and the agent hand each model stream to the stream the caller reads
 (``Delegate``) instead of re-yielding its updates, put custom events into that
 stream (``_inject``), and let a stream read unchanged end with the value its source
-already knows (``direct``). These tests pin the semantics those shortcuts must keep:
+already knows (``known_final``). These tests pin the semantics those shortcuts must keep:
 exactly what ``async for u in inner: yield u`` would do.
 """
 
@@ -50,10 +50,10 @@ class Numbers:
 def outer_of(
     source: AsyncGenerator[Any, None],
     *,
-    direct: Callable[[], Any] | None = None,
+    known_final: Callable[[], Any] | None = None,
     transform: Callable[[Any], Any] | None = None,
 ) -> ResponseStream[Any, Any]:
-    return ResponseStream._of(source, finalizer=list, direct=direct, transform=transform)  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+    return ResponseStream._of(source, finalizer=list, known_final=known_final, transform=transform)  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
 
 
 class Delegator:
@@ -304,17 +304,19 @@ async def test_a_delegated_failure_is_passed_on_before_injected_updates() -> Non
     assert len(caught) == 1
 
 
-# -- direct final values -----------------------------------------------------------------
+# -- known final values -----------------------------------------------------------------
 
 
-async def test_a_stream_read_unchanged_ends_with_its_direct_value() -> None:
+async def test_a_stream_read_unchanged_ends_with_its_known_final_value() -> None:
     folded: list[Sequence[int]] = []
 
     def fold(updates: Sequence[int]) -> list[int]:
         folded.append(updates)
         return list(updates)
 
-    stream = ResponseStream._of(Numbers([1, 2]).updates(), finalizer=fold, direct=lambda: "known")  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+    stream = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+        Numbers([1, 2]).updates(), finalizer=fold, known_final=lambda: "known"
+    )
     seen, final = await read(stream)
     assert seen == [1, 2]
     assert final == "known"
@@ -322,23 +324,29 @@ async def test_a_stream_read_unchanged_ends_with_its_direct_value() -> None:
 
 
 async def test_a_transformed_stream_folds_what_the_consumer_saw() -> None:
-    stream = ResponseStream._of(Numbers([1, 2]).updates(), finalizer=list, direct=lambda: "known")  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+    stream = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+        Numbers([1, 2]).updates(), finalizer=list, known_final=lambda: "known"
+    )
     mapped = stream.map(lambda n: n * 3)
     seen, final = await read(mapped)
     assert seen == [3, 6]
-    assert final == [3, 6]  # the direct value does not describe transformed updates
+    assert final == [3, 6]  # the known final value does not describe transformed updates
 
 
-async def test_result_hooks_apply_to_the_direct_value() -> None:
-    stream = ResponseStream._of(Numbers([1]).updates(), finalizer=list, direct=lambda: "known")  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+async def test_result_hooks_apply_to_the_known_final_value() -> None:
+    stream = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+        Numbers([1]).updates(), finalizer=list, known_final=lambda: "known"
+    )
     hooked = stream.with_result_hook(lambda value: f"{value}!")
     _, final = await read(hooked)
     assert final == "known!"
 
 
-async def test_a_new_finalizer_keeps_the_direct_value_for_the_hooks_below() -> None:
+async def test_a_new_finalizer_keeps_the_known_final_value_for_the_hooks_below() -> None:
     seen_below: list[Any] = []
-    stream = ResponseStream._of(Numbers([1, 2]).updates(), finalizer=list, direct=lambda: "known")  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+    stream = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
+        Numbers([1, 2]).updates(), finalizer=list, known_final=lambda: "known"
+    )
     stream.with_result_hook(seen_below.append)
     summed = stream.map(lambda n: n, finalizer=sum)
     _, final = await read(summed)
@@ -348,7 +356,7 @@ async def test_a_new_finalizer_keeps_the_direct_value_for_the_hooks_below() -> N
 
 async def test_a_stream_closed_early_folds_what_was_read_instead() -> None:
     stream = ResponseStream._of(
-        Numbers([1, 2, 3], wait=True).updates(), finalizer=list, direct=lambda: "known"
+        Numbers([1, 2, 3], wait=True).updates(), finalizer=list, known_final=lambda: "known"
     )  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
     assert await stream.__anext__() == 1
     await stream.aclose()
@@ -357,7 +365,7 @@ async def test_a_stream_closed_early_folds_what_was_read_instead() -> None:
 
 async def test_a_delegated_stream_closed_early_folds_what_was_read_instead() -> None:
     inner = ResponseStream._of(
-        Numbers([1, 2], wait=True).updates(), finalizer=list, direct=lambda: "known"
+        Numbers([1, 2], wait=True).updates(), finalizer=list, known_final=lambda: "known"
     )  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
     delegator = Delegator(inner)
     stream = outer_of(delegator.updates())
@@ -380,11 +388,11 @@ async def test_a_stream_part_way_through_its_own_delegation_can_be_delegated_to(
 
 
 def inputs_of(
-    source: AsyncGenerator[int, None], direct: Callable[[], Any] | None = None
+    source: AsyncGenerator[int, None], known_final: Callable[[], Any] | None = None
 ) -> ResponseStream[str, Any]:
     """Updates turned into strings; what the finalizer folds is the ints read."""
     return ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # testing the private constructor
-        source, finalizer=list, direct=direct, transform=str, collects_inputs=True
+        source, finalizer=list, known_final=known_final, transform=str, folds_inputs=True
     )
 
 
@@ -395,19 +403,20 @@ async def test_a_stage_collecting_inputs_folds_what_reached_its_transform() -> N
 
 
 async def test_a_stage_collecting_inputs_closed_early_folds_the_inputs_read() -> None:
-    stream = inputs_of(Numbers([1, 2, 3], wait=True).updates(), direct=lambda: "known")
+    stream = inputs_of(Numbers([1, 2, 3], wait=True).updates(), known_final=lambda: "known")
     assert await stream.__anext__() == "1"
     await stream.aclose()
     assert await stream.get_final_response() == [1]
 
 
-async def test_a_stage_collecting_inputs_read_to_its_end_has_its_direct_value() -> None:
-    _, final = await read(inputs_of(Numbers([1, 2]).updates(), direct=lambda: "known"))
+async def test_a_stage_collecting_inputs_read_to_its_end_has_its_known_final_value() -> None:
+    _, final = await read(inputs_of(Numbers([1, 2]).updates(), known_final=lambda: "known"))
     assert final == "known"
 
 
 async def test_a_map_on_a_stage_collecting_inputs_folds_the_mapped_updates() -> None:
-    mapped = inputs_of(Numbers([1, 2]).updates(), direct=lambda: "known").map(lambda s: s + "!")
+    stream = inputs_of(Numbers([1, 2]).updates(), known_final=lambda: "known")
+    mapped = stream.map(lambda s: s + "!")
     seen, final = await read(mapped)
     assert seen == ["1!", "2!"]
     assert final == ["1!", "2!"]  # the moved finalizer folds what the consumer saw

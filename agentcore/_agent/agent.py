@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from typing_extensions import Self, TypeVar
 
 from agentcore._agent.input import normalize_input
-from agentcore._agent.run import AgentRun, RunSupport, check_unique_names
+from agentcore._agent.run import AgentRun, AgentRuntime, check_unique_names
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
     FunctionInvocationConfiguration,
@@ -97,7 +97,7 @@ class Agent:
         self.middleware = middleware
         # Shared by every run: observers, the turn queue of sessions, and the
         # conversion of streamed chat updates into this agent's updates.
-        self._support = RunSupport(ObserverSet(observers), SessionTurns(), agent_updates(name))
+        self._runtime = AgentRuntime(ObserverSet(observers), SessionTurns(), agent_updates(name))
 
     @property
     def tools(self) -> tuple[Any, ...]:
@@ -276,13 +276,13 @@ class Agent:
             self._pipeline_cache.get(self._pipelines, middleware) if middleware else self._pipelines
         )
         config = self.tool_loop if tool_loop is None else as_configuration(tool_loop, "tool_loop")
-        run = AgentRun(self, self._support, context, pipelines, config)
+        run = AgentRun(self, self._runtime, context, pipelines, config)
         if stream:
-            if not pipelines.agent and not self._support.observers:
+            if not pipelines.agent and not self._runtime.observers:
                 # Nothing runs before the stream opens: the run's stream is the result.
                 return run.open_stream()
             return ResponseStream.from_awaitable(run.stream())
-        if pipelines.agent or self._support.observers:
+        if pipelines.agent or self._runtime.observers:
             return run.result()
         # Nothing to wrap the run in: the core is the whole run.
         return run.run_to_end()

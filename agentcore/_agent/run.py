@@ -26,7 +26,7 @@ from agentcore._agent.input_checks import (
 )
 from agentcore._agent.stream import StreamRecord, stream_finalizer
 from agentcore._loop.config import FunctionInvocationConfiguration
-from agentcore._loop.loop import drive
+from agentcore._loop.loop import run_tool_loop
 from agentcore._loop.state import LoopState, ToolIndex
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
@@ -78,7 +78,7 @@ class AgentShape(Protocol):
     def history(self) -> HistoryStore | None: ...
 
 
-class RunSupport:
+class AgentRuntime:
     """What an agent's runs share besides its configuration: observers, the turn
     queue of its sessions, and the conversion of streamed updates."""
 
@@ -178,7 +178,7 @@ class AgentRun:
     def __init__(
         self,
         agent: AgentShape,
-        runtime: RunSupport,
+        runtime: AgentRuntime,
         context: AgentContext,
         pipelines: Pipelines,
         config: FunctionInvocationConfiguration,
@@ -266,7 +266,7 @@ class AgentRun:
             await turns.enter(session_id)  # runs of one session take turns
         try:
             await self.prepare()
-            async for _ in drive(self.state):
+            async for _ in run_tool_loop(self.state):
                 pass  # pragma: no cover  # a non-streaming run yields nothing
             response = context.result = await self.commit()
         finally:
@@ -291,9 +291,9 @@ class AgentRun:
         stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the agent builds its run's stream
             self._stream_source(record),
             finalizer=stream_finalizer(self.context.options.get("response_format"), convert),
-            direct=record.committed,
+            known_final=record.committed,
             transform=convert,
-            collects_inputs=True,
+            folds_inputs=True,
         )
         record.stream = stream
         return stream
@@ -330,7 +330,7 @@ class AgentRun:
                     deliver(event)
                 run._sink = deliver  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
                 try:
-                    async with aclosing(drive(self.state)) as loop_updates:
+                    async with aclosing(run_tool_loop(self.state)) as loop_updates:
                         yield Delegate(loop_updates)  # the loop's updates, read in place
                 finally:
                     run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink

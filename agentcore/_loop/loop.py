@@ -26,7 +26,7 @@ from agentcore._loop.model_call import call_model, open_model_stream
 from agentcore._loop.pause import attach_requests, pause_for_input, resume
 from agentcore._loop.reported_errors import raise_reported_error
 from agentcore._loop.state import LoopState
-from agentcore._loop.tool_calls import Outcome, answer_text, refuse_unknown_calls, run_batch
+from agentcore._loop.tool_calls import Outcome, refuse_unknown_calls, run_batch, tool_result_text
 from agentcore._replay import request_id
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import PausedRun, PendingRequest
@@ -150,7 +150,7 @@ class ToolLoop:
 
 async def run_quietly(state: LoopState) -> None:
     """Run the loop without streaming; what it produced stays in ``state``."""
-    async for _ in drive(state):
+    async for _ in run_tool_loop(state):
         pass  # pragma: no cover  # a non-streaming run yields nothing
 
 
@@ -168,11 +168,11 @@ def open_stream(state: LoopState) -> ResponseStream[ChatResponseUpdate, ChatResp
     get the fold of what they produced.
     """
     return ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the stream's sibling module
-        drive(state), finalizer=ChatResponse.from_updates, direct=state.response
+        run_tool_loop(state), finalizer=ChatResponse.from_updates, known_final=state.response
     )
 
 
-async def drive(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegate, None]:
+async def run_tool_loop(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegate, None]:
     """The loop itself; yields updates only in a streaming run.
 
     A model call's stream is delegated (``Delegate``): the stream reading the loop
@@ -355,5 +355,5 @@ def _return_directly_answer(
             continue
         if tool.return_directly or call.name in state.return_directly:
             state.direct_tool = call.name
-            return answer_text(outcome.content.result)
+            return tool_result_text(outcome.content.result)
     return None

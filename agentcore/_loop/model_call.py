@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agentcore._loop.reported_errors import raise_reported_error
-from agentcore._loop.tool_calls import answer_text
+from agentcore._loop.tool_calls import tool_result_text
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import TextContent
 from agentcore._types.messages import Message
@@ -25,7 +25,7 @@ def _to_chat_response(value: Any) -> ChatResponse[Any]:
     if value is None:
         return ChatResponse()
     return ChatResponse(
-        messages=(Message("assistant", (TextContent(answer_text(value)),)),),
+        messages=(Message("assistant", (TextContent(tool_result_text(value)),)),),
         finish_reason="stop",
     )
 

@@ -29,7 +29,7 @@ __all__ = ["LoopState", "LoopSummary", "ToolIndex"]
 
 _NO_OBSERVERS = ObserverSet()
 # Shared empties (NO_NAMES too): a fresh empty set or dict per run costs 64 to 216 bytes.
-_NO_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
+NO_PENDING_ANSWERS: dict[str, dict[str, str]] = {}  # never written: replaced on resume
 
 
 class LoopSummary(NamedTuple):
@@ -121,7 +121,7 @@ class LoopState:
         self.responses: list[ChatResponse[Any]] = []
         self.extra_streamed = 0
         self.approved: frozenset[str] = NO_NAMES
-        self.answers: dict[str, dict[str, str]] = _NO_ANSWERS
+        self.answers: dict[str, dict[str, str]] = NO_PENDING_ANSWERS
         self.decline_pending = decline_pending
         # The return_directly tool whose result became the answer, if one did.
         self.direct_tool: str | None = None

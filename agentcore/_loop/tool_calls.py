@@ -22,7 +22,7 @@ from agentcore.errors import RunAbortedError, ToolCallRefused, UnknownToolError
 from agentcore.middleware._contexts import FunctionInvocationContext
 from agentcore.middleware._pipeline import MiddlewareTermination, run_pipeline
 from agentcore.tools import ToolArgumentsError, ToolContext, ToolResult, UserInputRequired
-from agentcore.tools._context import NO_ANSWERS as _NO_ANSWERS
+from agentcore.tools._context import NO_ANSWERS
 
 if TYPE_CHECKING:
     from agentcore._loop.state import LoopState
@@ -115,7 +115,7 @@ def _media_contents(value: object) -> tuple[Any, ...] | None:
     return items if all(isinstance(item, _MEDIA_CONTENTS) for item in items) else None
 
 
-def answer_text(value: Any) -> str:
+def tool_result_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, default=str)
 
 
@@ -242,7 +242,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
     try:
         if not handlers:
             # No function middleware: call the tool directly (no context to build).
-            tool_context = ToolContext(call.call_id, tool.name, run, answers or _NO_ANSWERS)
+            tool_context = ToolContext(call.call_id, tool.name, run, answers or NO_ANSWERS)
             try:
                 result = await tool.invoke(arguments, context=tool_context)
             except Exception as exc:
@@ -259,7 +259,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
                     ctx.result = await ctx.function.invoke(
                         ctx.arguments,
                         context=ToolContext(
-                            ctx.call_id, ctx.function.name, ctx.run, answers or _NO_ANSWERS
+                            ctx.call_id, ctx.function.name, ctx.run, answers or NO_ANSWERS
                         ),
                     )
                 except Exception as exc:

@@ -23,7 +23,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 import anyio
 import attrs
 
-from agentcore._streams.reader import Delegate, Stage, maybe_await
+from agentcore._streams.reader import Delegate, Readable, Stage, maybe_await, refinalize
 from agentcore._types.contents import UsageContent
 from agentcore._types.responses import (
     AgentResponse,
@@ -52,14 +52,10 @@ class StreamEnd(Generic[FinalT]):
     error: BaseException | None = None
 
 
-class _Inner(Protocol):
+class _Inner(Readable, Protocol):
     """What a relay uses of the stream it relays (a ``ResponseStream``)."""
 
-    async def get_final_response(self) -> Any: ...
-
     async def aclose(self) -> None: ...
-
-    async def _refinalize(self, updates: Sequence[Any]) -> Any: ...
 
 
 EndHook = Callable[[StreamEnd[Any]], "Awaitable[None] | None"]
@@ -215,4 +211,4 @@ class Relay:
 
     async def fold(self, updates: Sequence[Any]) -> Any:
         """What ``updates`` amount to, folded the way ``inner`` folds its own."""
-        return await self.inner._refinalize(updates)  # pyright: ignore[reportPrivateUsage]  # the stream module's own method
+        return await refinalize(self.inner, updates)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import (
     AsyncIterable,
-    AsyncIterator,
     Awaitable,
     Callable,
     Generator,
@@ -22,19 +21,25 @@ from types import TracebackType
 from typing import Any, Generic, TypeVar, cast, overload
 
 from agentcore._streams.reader import (
+    COMPLETED,
+    CONSUMING,
     ENDED,
+    EXHAUSTED,
+    UNUSED,
     Core,
     Delegate,
     Finalizer,
-    Frame,
-    Plan,
     Stage,
-    apply_hooks,
+    StreamConsumedError,
+    adopt,
+    close_all,
     close_source,
+    enter,
+    finalize,
+    inject,
     leave,
-    maybe_await,
+    plan_of,
     pop_frame,
-    push_frame,
 )
 from agentcore._streams.replay import Relay, StreamEnd, one_by_one, replay_updates
 from agentcore._types.responses import (
@@ -51,10 +56,6 @@ FinalT = TypeVar("FinalT")
 NewUpdateT = TypeVar("NewUpdateT")
 NewFinalT = TypeVar("NewFinalT")
 ValueT = TypeVar("ValueT")
-
-
-class StreamConsumedError(RuntimeError):
-    """A stream was iterated twice at once, or after another stream took it over."""
 
 
 class ResponseStream(Generic[UpdateT, FinalT]):
@@ -165,18 +166,18 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         source: AsyncIterable[Any],
         *,
         finalizer: Finalizer,
-        direct: Callable[[], Any] | None = None,
+        known_final: Callable[[], Any] | None = None,
         transform: Callable[[Any], Any] | None = None,
-        collects_inputs: bool = False,
+        folds_inputs: bool = False,
     ) -> ResponseStream[Any, Any]:
         """A stream whose first stage transforms the source's updates, and whose
-        final value is ``direct()`` if it is read unchanged to its end; otherwise
-        ``finalizer`` folds what the consumer saw (or, with ``collects_inputs``,
+        final value is ``known_final()`` if it is read unchanged to its end; otherwise
+        ``finalizer`` folds what the consumer saw (or, with ``folds_inputs``,
         the source's updates the consumer saw, before ``transform``)."""
         stream: ResponseStream[Any, Any] = object.__new__(ResponseStream)  # pyright: ignore[reportUnknownVariableType]  # a bare instance, typed as the caller needs
-        stage = Stage(transform, finalizer, [], direct, collects_inputs)
+        stage = Stage(transform, finalizer, [], known_final, folds_inputs)
         core = stream._core = Core(source, stage)
-        core.general = True
+        core.may_delegate = True
         stream._depth = 0
         return stream
 
@@ -270,11 +271,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         return self._relayed(Relay(self, None, hook))
 
     def _relayed(self, relay: Relay) -> ResponseStream[UpdateT, FinalT]:
-        self._core.consuming = True  # no more map() here: the relay reads this stream
+        self._core.phase = CONSUMING  # no more map() here: the relay reads this stream
         stream = ResponseStream._of(
             relay,
             finalizer=relay.fold,
-            direct=relay.final,
+            known_final=relay.final,
             transform=relay.step if relay.transform is not None else None,
         )
         relay.stage = stream._core.stages[0]
@@ -290,8 +291,10 @@ class ResponseStream(Generic[UpdateT, FinalT]):
 
     def _check_unused(self, what: str) -> None:
         core = self._core
-        if core.consuming or core.iterator is not None:
-            raise StreamConsumedError(f"cannot call {what}() on a stream that is being consumed")
+        if core.phase is not UNUSED or core.iterator is not None:
+            raise StreamConsumedError(
+                f"cannot call {what}() on a stream that is being consumed or was closed"
+            )
         if len(core.stages) != self._depth + 1:
             raise StreamConsumedError(
                 f"cannot call {what}() on a stream that was mapped; use the mapped stream"
@@ -305,12 +308,14 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         # everything at once, and trio has nothing to warn about.
         if len(self._core.stages) != self._depth + 1:
             raise StreamConsumedError("this stream was mapped; iterate the mapped stream instead")
-        self._core.consuming = True
+        core = self._core
+        if core.phase is UNUSED:
+            core.phase = CONSUMING
         return self
 
     async def __anext__(self) -> UpdateT:
         core = self._core
-        if core.exhausted:
+        if core.phase is not CONSUMING and core.phase >= EXHAUSTED:  # `is` first: per update
             raise StopAsyncIteration
         if core.pulling:
             raise StreamConsumedError(
@@ -322,7 +327,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 raise StreamConsumedError(
                     "this stream was mapped; iterate the mapped stream instead"
                 )
-            plan = core.plan = self._plan()
+            plan = core.plan = plan_of(core)
         core.pulling = True
         try:
             iterator = core.iterator
@@ -343,15 +348,15 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 else:
                     assert core.source is not None
                     iterator = core.iterator = aiter(core.source)
-            if not core.general:
+            if not core.may_delegate:
                 # A plain source: it never delegates and nothing is injected into it.
-                # (The steps loop is written out again below for the general path,
+                # (The steps loop is written out again below for sources that may delegate,
                 # on purpose: a helper call per update is what this path avoids.)
                 while True:
                     try:
                         update = await iterator.__anext__()
                     except StopAsyncIteration:
-                        core.exhausted = core.completed = True
+                        core.phase = COMPLETED
                         raise
                     for transform, collected, _ in plan:
                         if transform is not None:
@@ -368,11 +373,11 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 if backlog and thrown is None:  # a failure to pass on goes first
                     update, steps = backlog.pop(0)
                 else:
-                    top = core.top
-                    if top is not None:
-                        source, steps, delegates = top
+                    innermost = core.innermost
+                    if innermost is not None:
+                        source, steps, may_delegate = innermost
                     else:
-                        source, steps, delegates = iterator, plan, True
+                        source, steps, may_delegate = iterator, plan, True
                     try:
                         if thrown is None:
                             update = await source.__anext__()
@@ -387,7 +392,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                             if core.backlog:
                                 iterator = core.iterator = ENDED  # deliver the rest first
                                 continue
-                            core.exhausted = core.completed = True
+                            core.phase = COMPLETED
                             raise
                         leave(pop_frame(core, frames), completed=True)
                         continue
@@ -400,9 +405,14 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                         await close_source(frame.iterator)
                         thrown = exc
                         continue
-                    if delegates and type(update) is Delegate:
+                    if may_delegate and type(update) is Delegate:
                         try:
-                            await self._enter(update.target, steps)
+                            target = update.target
+                            if isinstance(target, ResponseStream):
+                                delegated: ResponseStream[Any, Any] = target  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
+                                enter(core, delegated, steps, await adopt(delegated))
+                            else:
+                                enter(core, target, steps, None)
                         except BaseException as exc:
                             thrown = exc  # raised in the generator, as iterating would
                         continue
@@ -436,111 +446,15 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             raise
         except BaseException:
             # A failing source or transform, or cancellation: nothing more will be read.
-            core.exhausted = True
-            await self._close_all()
+            core.phase = EXHAUSTED
+            await close_all(core)
             raise
         finally:
             core.pulling = False
 
-    async def _enter(self, target: object, below: Plan) -> None:
-        """Start reading a delegated ``target``; its updates then take ``below``'s steps."""
-        core = self._core
-        frames = core.frames
-        if frames is None:
-            frames = core.frames = []
-        adopted = None
-        source = cast("AsyncIterable[Any]", target)  # a stream or an async iterator
-        if isinstance(target, ResponseStream):
-            inner: ResponseStream[Any, Any] = target  # pyright: ignore[reportUnknownVariableType]  # isinstance on a generic
-            adopted = await inner._adopt()
-            source = inner
-        if adopted is not None:
-            iterator, inner_plan, inner_core = adopted
-            level = len(frames) + 1
-            steps = [(t, c, level) for t, c, _ in inner_plan]
-            frame = Frame(inner_core, iterator, [*steps, *below])
-            inner_core.host = (core, frame.steps)  # what is injected into it comes here
-        else:
-            frame = Frame(None, aiter(source), below)
-        push_frame(core, frames, frame)
-
-    async def _adopt(self) -> tuple[AsyncIterator[Any], Plan, Core[Any]] | None:
-        """Hand this stream's source and steps to the stream delegating to it.
-
-        ``None`` when this stream is part way through delegating itself: then it is
-        read through its own ``__anext__``.
-        """
-        core = self._core
-        if len(core.stages) != self._depth + 1:
-            raise StreamConsumedError("this stream was mapped; delegate to the mapped stream")
-        if core.pulling:
-            raise StreamConsumedError(
-                "another task is reading this stream right now; streams have one consumer"
-            )
-        core.consuming = True
-        if core.exhausted:
-            return ENDED, [], core
-        if core.iterator is None:
-            setup = core.setup
-            if setup is not None:
-                core.setup = None
-                try:
-                    inner = await setup
-                except BaseException:
-                    core.exhausted = True
-                    raise
-                core.deferred = inner
-                if len(core.stages) == 1 and not core.stages[0].hooks:
-                    self._core, self._depth = inner._core, inner._depth
-                    return await self._adopt()
-                core.iterator = inner.__aiter__()
-            else:
-                assert core.source is not None
-                core.iterator = aiter(core.source)
-        if core.frames or core.backlog:
-            return None
-        plan = core.plan
-        if plan is None:
-            plan = core.plan = self._plan()
-        core.pulling = True
-        return core.iterator, plan, core
-
     def _inject(self, update: Any) -> None:
         """Deliver ``update`` (through this stream's own steps) before the next one read."""
-        core = self._core
-        host = core.host
-        if host is not None:
-            # Read in place by a stream delegating to it: that stream delivers it,
-            # with the steps this stream's updates take there.
-            core, steps = host
-        else:
-            steps = core.plan if core.plan is not None else self._plan()
-        if core.backlog is None:
-            core.backlog = []
-        core.backlog.append((update, steps))
-
-    async def _close_all(self) -> None:
-        core = self._core
-        frames = core.frames
-        while frames:
-            frame = pop_frame(core, frames)
-            leave(frame)
-            await close_source(frame.iterator)
-        iterator = core.iterator
-        await close_source(iterator if iterator is not None else core.source)
-
-    def _plan(self) -> Plan:
-        plan: Plan = []
-        last = len(self._core.stages) - 1
-        for i, stage in enumerate(self._core.stages):
-            if stage.collected is None and (i == last or stage.hooks):
-                stage.collected = []
-            if stage.collects_inputs and stage.collected is not None:
-                plan.append((None, stage.collected, 0))
-                plan.append((stage.transform, None, 0))
-            elif stage.transform is not None or stage.collected is not None:
-                plan.append((stage.transform, stage.collected, 0))
-        return plan
+        inject(self._core, update)
 
     async def get_final_response(self) -> FinalT:
         """Drain what the consumer has not read and return the final value."""
@@ -550,10 +464,10 @@ class ResponseStream(Generic[UpdateT, FinalT]):
         stage = core.stages[self._depth]
         if stage.finalized:
             return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
-        if not core.exhausted:
+        if core.phase < EXHAUSTED:
             # Continue where the consumer stopped (or start): the same updates reach
             # the same collectors, so the final value covers the whole stream.
-            core.consuming = True
+            core.phase = CONSUMING
             while True:
                 try:
                     await self.__anext__()
@@ -566,51 +480,8 @@ class ResponseStream(Generic[UpdateT, FinalT]):
                 return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
         for i, each in enumerate(core.stages):
             if not each.finalized and (each.hooks or i == self._depth):
-                await self._finalize(each)
+                await finalize(self, each)
         return stage.final  # type: ignore[no-any-return]  # stages keep their final value untyped
-
-    async def _finalize(self, stage: Stage) -> None:
-        if stage.direct is not None and self._core.completed:
-            value = await maybe_await(stage.direct())
-        elif stage.finalizer is None:
-            value = await self._deferred_final(stage)
-        else:
-            value = await maybe_await(stage.finalizer(stage.collected or []))
-        stage.final = await apply_hooks(stage.hooks, value)
-        stage.finalized = True
-        stage.collected = None
-
-    def _resolved(self) -> ResponseStream[Any, Any]:
-        # For ``from_awaitable``: the inner stream, once the setup produced it.
-        deferred = self._core.deferred
-        if deferred is None:
-            raise StreamConsumedError(
-                "the stream ended before its setup produced a stream, so it has no final value"
-            )
-        return deferred
-
-    async def _deferred_final(self, stage: Stage) -> Any:
-        # The final value is the inner stream's, unless transforms were stacked on
-        # top; then the inner stream folds the transformed updates the way it folds
-        # its own (its finalizer, then its result hooks).
-        inner = self._resolved()
-        stages = self._core.stages
-        if all(s.transform is None for s in stages[: stages.index(stage) + 1]):
-            return await inner.get_final_response()
-        return await inner._refinalize(stage.collected or [])
-
-    async def _refinalize(self, updates: Sequence[Any]) -> Any:
-        """This stream's final value computed from ``updates`` instead of its own."""
-        core = self._core
-        for each in core.stages[: self._depth]:
-            if each.hooks and not each.finalized:
-                await self._finalize(each)
-        stage = core.stages[self._depth]
-        if stage.finalizer is None:
-            value = await self._resolved()._refinalize(updates)
-        else:
-            value = await maybe_await(stage.finalizer(updates))
-        return await apply_hooks(stage.hooks, value)
 
     def __await__(self) -> Generator[Any, None, FinalT]:
         return self.get_final_response().__await__()
@@ -618,9 +489,9 @@ class ResponseStream(Generic[UpdateT, FinalT]):
     async def aclose(self) -> None:
         """Stop the stream and close its source."""
         core = self._core
-        if not core.exhausted:
-            core.exhausted = True
-            await self._close_all()
+        if core.phase < EXHAUSTED:
+            core.phase = EXHAUSTED
+            await close_all(core)
             setup, core.setup = core.setup, None
             if inspect.iscoroutine(setup):
                 # ``from_awaitable`` setup that never started: close it so it is not

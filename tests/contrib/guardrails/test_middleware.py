@@ -152,7 +152,7 @@ async def test_output_pii_is_redacted(stream: bool, scope: str) -> None:
 
 
 # Closing an agent stream early leaves the kernel's loop generator to the garbage
-# collector (trio warns); drop this filter once Agent/drive close it with aclosing().
+# collector (trio warns); drop this filter once Agent/run_tool_loop close it with aclosing().
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("scope", ["chat", "agent"])
