@@ -49,11 +49,11 @@ __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
     "DEFAULT_READ_TIMEOUT",
     "OwnedClient",
-    "check_option_keys",
     "option_keys",
     "own_client",
     "refuse_sync_client",
     "response_update",
+    "warn_unknown_options",
 ]
 
 DEFAULT_READ_TIMEOUT = 600.0
@@ -151,38 +151,46 @@ def option_keys(options_type: type[Any]) -> frozenset[str]:
     return frozenset((*keys, *required))
 
 
-def check_option_keys(
+def warn_unknown_options(
     adapter: str,
     options: Mapping[str, Any],
     known: frozenset[str],
     *,
     options_type: str,
     passthrough: str | None = "extra_body",
+    sent: bool = False,
 ) -> None:
-    """Raise ``ValueError`` for an option key not in ``known``, before anything is sent.
+    """Warn (``UserWarning``) about each option key not in ``known``.
 
-    The message names the key, the closest known key (a misspelling is the usual
-    cause), ``options_type`` (the ``TypedDict`` that lists the keys) and, when the
-    adapter has one, the ``passthrough`` option for service fields it does not know.
-    Build ``known`` once with :func:`option_keys`.
+    An adapter does not send a key it does not know; a misspelling would vanish
+    without a word. A warning, not an error: one options dict may serve several
+    adapters (a fallback chain), each reading its own keys. The message names the
+    key, the closest known key, ``options_type`` (the ``TypedDict`` that lists the
+    keys) and, when the adapter has one, the ``passthrough`` option for service
+    fields it does not know; ``sent`` says the key goes on anyway (a test double
+    records it). Build ``known`` once with :func:`option_keys`.
     """
     unknown = options.keys() - known
     if not unknown:
         return
     import difflib
+    import warnings
 
-    key = sorted(unknown)[0]
-    close = difflib.get_close_matches(key, sorted(known), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
     extra = (
         f"; send a service field the adapter does not know in {passthrough}={{...}}"
         if passthrough
         else ""
     )
-    raise ValueError(
-        f"{adapter} does not know the option {key!r}{hint}: its options are the keys of "
-        f"{options_type}{extra}"
-    )
+    for key in sorted(unknown):
+        close = difflib.get_close_matches(key, sorted(known), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        warnings.warn(
+            f"{adapter} does not know the option {key!r}{hint}"
+            f"{'' if sent else ' and does not send it'}: its options are the keys of "
+            f"{options_type}{extra}",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def response_update(response: ChatResponse[Any]) -> ChatResponseUpdate:

@@ -13,7 +13,7 @@ from agentcore._types.contents import Content, FunctionCallContent, TextContent,
 from agentcore._types.messages import Message
 from agentcore._types.options import ChatOptions
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
-from agentcore.adapters import check_option_keys, option_keys
+from agentcore.adapters import option_keys, warn_unknown_options
 
 __all__ = [
     "ChatRequest",
@@ -142,12 +142,13 @@ class _RecordingClient:
         self, messages: Sequence[Message], options: Mapping[str, Any] | None, stream: bool
     ) -> None:
         if options and self._option_keys is not None:
-            check_option_keys(
+            warn_unknown_options(
                 type(self).__name__,
                 options,
                 self._option_keys,
                 options_type=f"{self._options_type} (or pass options_type= to accept others)",
                 passthrough=None,
+                sent=True,
             )
         self.requests.append(ChatRequest(tuple(messages), dict(options or {}), stream))
 
@@ -161,10 +162,10 @@ class ScriptedChatClient(_RecordingClient):
     streaming request meets it. Calling past the end raises
     :class:`ScriptExhaustedError`; an entry of another type is refused here.
 
-    Like a real adapter, it refuses an option key its ``options_type`` (a
-    ``TypedDict``, :class:`~agentcore.ChatOptions` by default) lacks, naming the
-    closest known key; pass an adapter's options type to accept its keys too, or
-    ``None`` to accept any key.
+    Like a real adapter, it warns (``UserWarning``) about an option key its
+    ``options_type`` (a ``TypedDict``, :class:`~agentcore.ChatOptions` by default)
+    lacks, naming the closest known key, and records it all the same; pass an
+    adapter's options type to accept its keys too, or ``None`` to accept any key.
     """
 
     def __init__(

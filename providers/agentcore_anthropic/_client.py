@@ -23,11 +23,11 @@ from agentcore import (
 from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
     DEFAULT_READ_TIMEOUT,
-    check_option_keys,
     option_keys,
     own_client,
     refuse_sync_client,
     response_update,
+    warn_unknown_options,
 )
 from agentcore_anthropic._errors import (
     READ_ERRORS,
@@ -83,7 +83,7 @@ def _raise_mapped(exc: BaseException) -> NoReturn:
 
 
 _OPTION_KEYS = option_keys(AnthropicChatOptions)
-"""The keys this adapter reads: any other is refused (a misspelling would be dropped)."""
+"""The keys this adapter reads: any other gets a warning (a misspelling would vanish)."""
 
 
 class AnthropicChatClient:
@@ -173,7 +173,7 @@ class AnthropicChatClient:
         self, messages: Sequence[Message], options: Mapping[str, Any] | None
     ) -> AnthropicRequest:
         if options:
-            check_option_keys(
+            warn_unknown_options(
                 "AnthropicChatClient", options, _OPTION_KEYS, options_type="AnthropicChatOptions"
             )
         return build_request(messages, options or {}, model=self.model, max_tokens=self.max_tokens)

@@ -13,9 +13,9 @@ from typing_extensions import Self, TypeVar
 from agentcore import ChatOptions, ChatResponse, ChatResponseUpdate, Message, ResponseStream
 from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
-    check_option_keys,
     option_keys,
     response_update,
+    warn_unknown_options,
 )
 from agentcore.errors import TransientError
 from agentcore_openai._chat_parse import ChunkReader, parse_completion
@@ -60,7 +60,7 @@ class OpenAIChatOptions(ChatOptions[ResponseT], total=False):
 
 
 _OPTION_KEYS = option_keys(OpenAIChatOptions)
-"""The keys this adapter reads: any other is refused (a misspelling would be dropped)."""
+"""The keys this adapter reads: any other gets a warning (a misspelling would vanish)."""
 
 
 class OpenAIChatClient:
@@ -131,7 +131,7 @@ class OpenAIChatClient:
         any request. Streamed requests ask for usage, so both modes report it.
         """
         if options:
-            check_option_keys(
+            warn_unknown_options(
                 "OpenAIChatClient", options, _OPTION_KEYS, options_type="OpenAIChatOptions"
             )
         params = build_chat_request(messages, options, self.model)

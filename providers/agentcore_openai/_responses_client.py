@@ -26,9 +26,9 @@ from agentcore import (
 )
 from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
-    check_option_keys,
     option_keys,
     response_update,
+    warn_unknown_options,
 )
 from agentcore.errors import TransientError
 from agentcore_openai._errors import PROVIDER, body_error, map_error, rate_limit_info
@@ -98,7 +98,7 @@ def _stored(options: Mapping[str, Any] | None) -> bool:
 
 
 _OPTION_KEYS = option_keys(OpenAIResponsesOptions)
-"""The keys this adapter reads: any other is refused (a misspelling would be dropped)."""
+"""The keys this adapter reads: any other gets a warning (a misspelling would vanish)."""
 
 
 class OpenAIResponsesClient:
@@ -147,7 +147,7 @@ class OpenAIResponsesClient:
     ) -> Mapping[str, Any] | None:
         """``options``, checked, with ``store: false`` when the client is stateless."""
         if options:
-            check_option_keys(
+            warn_unknown_options(
                 "OpenAIResponsesClient",
                 options,
                 _OPTION_KEYS,

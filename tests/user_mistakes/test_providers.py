@@ -19,8 +19,10 @@ from agentcore import Agent, ImageGenerationTool, Message, WebSearchTool
 from agentcore.errors import AuthenticationError, ModelNotFoundError
 from tests.providers.anthropic.fixtures import MODEL as ANTHROPIC_MODEL
 from tests.providers.anthropic.fixtures import TEXT as ANTHROPIC_TEXT
+from tests.providers.anthropic.replies import sse_reply
 from tests.providers.openai import wire_fixtures as fx
-from tests.providers.openai.chat_fixtures import CHAT_TEXT
+from tests.providers.openai.chat_fixtures import CHAT_TEXT, CHAT_TEXT_CHUNKS, chat_stream
+from tests.providers.openai.responses_fixtures import RESP_TEXT, RESP_TEXT_EVENTS
 from tests.providers.wire_server import Reply, WireServer
 
 from .conftest import QuickStopWireServer
@@ -56,6 +58,17 @@ def server() -> Iterator[WireServer]:
         yield running
 
 
+def _openai_reply(kind: str, stream: bool) -> tuple[str, Reply]:
+    if kind == "chat":
+        reply = Reply(sse=chat_stream(CHAT_TEXT_CHUNKS)) if stream else Reply(json_body=CHAT_TEXT)
+        return "/v1/chat/completions", reply
+    return "/v1/responses", Reply(sse=RESP_TEXT_EVENTS) if stream else Reply(json_body=RESP_TEXT)
+
+
+def _anthropic_reply(stream: bool) -> Reply:
+    return sse_reply(ANTHROPIC_TEXT) if stream else Reply(json_body=ANTHROPIC_TEXT)
+
+
 def _openai(server: WireServer, kind: str) -> OpenAIChatClient | OpenAIResponsesClient:
     cls = OpenAIChatClient if kind == "chat" else OpenAIResponsesClient
     return cls("gpt-test", api_key="sk-test", base_url=f"{server.base_url}/v1")
@@ -87,39 +100,48 @@ def test_m04_the_responses_adapter_refuses_it_too() -> None:
 
 
 @pytest.mark.parametrize("kind", ["chat", "responses"])
-async def test_m21_a_misspelled_option_is_refused_before_the_request(
+async def test_m21_a_misspelled_option_warns_naming_the_key_and_the_nearest(
     server: WireServer, kind: str, stream: bool, anyio_backend: str
 ) -> None:
+    # A warning, not an error: one options dict may serve several adapters (a fallback
+    # chain), each reading its own keys. The key is not sent.
+    path, reply = _openai_reply(kind, stream)
+    server.add("POST", path, reply)
     client = _openai(server, kind)
     options_type = "OpenAIChatOptions" if kind == "chat" else "OpenAIResponsesOptions"
-    agent = Agent(client)
     try:
-        with pytest.raises(
-            ValueError,
+        with pytest.warns(
+            UserWarning,
             match=rf"{type(client).__name__} does not know the option 'temprature' \(did you "
-            rf"mean 'temperature'\?\): its options are the keys of {options_type}; send a "
-            r"service field the adapter does not know in extra_body=\{\.\.\.\}",
+            rf"mean 'temperature'\?\) and does not send it: its options are the keys of "
+            rf"{options_type}; send a service field the adapter does not know in "
+            r"extra_body=\{\.\.\.\}",
         ):
-            await _run(agent, MISSPELLED, stream=stream)
+            await _run(Agent(client), MISSPELLED, stream=stream)
     finally:
         await client.aclose()
-    assert server.requests == []  # never silently dropped: never sent at all
+    (sent,) = server.requests
+    assert "temprature" not in sent.json
+    assert "temperature" not in sent.json
 
 
-async def test_m21_the_anthropic_adapter_refuses_it_too(
+async def test_m21_the_anthropic_adapter_warns_too(
     server: WireServer, stream: bool, anyio_backend: str
 ) -> None:
+    server.add("POST", "/v1/messages", _anthropic_reply(stream))
     client = AnthropicChatClient(ANTHROPIC_MODEL, api_key="sk-test", base_url=server.base_url)
     try:
-        with pytest.raises(
-            ValueError,
+        with pytest.warns(
+            UserWarning,
             match=r"AnthropicChatClient does not know the option 'temprature' \(did you mean "
-            r"'temperature'\?\): its options are the keys of AnthropicChatOptions",
+            r"'temperature'\?\) and does not send it: its options are the keys of "
+            r"AnthropicChatOptions",
         ):
             await _ask(client, MISSPELLED, stream=stream)
     finally:
         await client.aclose()
-    assert server.requests == []
+    (sent,) = server.requests
+    assert "temprature" not in sent.json
 
 
 async def test_m21_a_known_option_and_extra_body_still_reach_the_wire(
