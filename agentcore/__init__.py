@@ -5,7 +5,7 @@ underscore are private (their layout is ``docs/architecture.md``); import from
 ``agentcore`` or its public submodules ``agentcore.tools``, ``agentcore.middleware``,
 ``agentcore.protocols``, ``agentcore.observers``, ``agentcore.errors``,
 ``agentcore.serialization``, ``agentcore.structured``, ``agentcore.sse``,
-``agentcore.security`` and ``agentcore.testing``.
+``agentcore.security``, ``agentcore.tokens`` and ``agentcore.testing``.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -107,6 +107,7 @@ if TYPE_CHECKING:
         WebSearchTool,
     )
     from agentcore.security import ConfidentialityLabel, ContentLabel, IntegrityLabel
+    from agentcore.tokens import estimate_tokens
 
 __version__ = "0.1.0"
 
@@ -195,6 +196,7 @@ __all__ = [
     "__version__",
     "agent_middleware",
     "chat_middleware",
+    "estimate_tokens",
     "experimental",
     "function_middleware",
     "merge_plain_text",
@@ -226,6 +228,7 @@ _LAZY: dict[str, str] = {
     "ConfidentialityLabel": "agentcore.security",
     "ContentLabel": "agentcore.security",
     "IntegrityLabel": "agentcore.security",
+    "estimate_tokens": "agentcore.tokens",
 }
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from agentcore._replay import DurableRun
     from agentcore._sessions.session import AgentSession
 
-__all__ = ["RunContext", "RunLocals"]
+__all__ = ["RunContext", "RunLocals", "bind_deps"]
 
 
 _run_pid = os.getpid()
@@ -94,6 +94,7 @@ class RunContext:
     """
 
     __slots__ = (
+        "_deps",
         "_events",
         "_extra_usage",
         "_locals",
@@ -103,6 +104,8 @@ class RunContext:
         "run_id",
         "session",
     )
+
+    _deps: Any  # set only by bind_deps
 
     def __init__(
         self,
@@ -121,6 +124,29 @@ class RunContext:
         self._sink: Callable[[CustomEvent], None] | None = None
         # Set by a durable wrapper (agentcore.durable) for a run that an engine replays.
         self.durable: DurableRun | None = None
+        # ``_deps`` is left unset (no work for a run without deps): see bind_deps.
+
+    @property
+    def has_deps(self) -> bool:
+        """Whether the call that started (or resumed) this run gave ``deps=``."""
+        return hasattr(self, "_deps")
+
+    @property
+    def deps(self) -> Any:
+        """The dependencies the call that started (or resumed) this run gave with
+        ``deps=``: a database handle, an HTTP client, the current user.
+
+        They live in memory for this call only: never saved with a paused run, so a
+        resumed run has the ``deps=`` of the call that resumes it. Raises
+        ``LookupError`` when the call gave none.
+        """
+        try:
+            return self._deps
+        except AttributeError:
+            raise LookupError(
+                "this run has no deps: pass them to the call that starts or resumes the "
+                "run, e.g. agent.run(..., deps=...)"
+            ) from None
 
     @property
     def locals(self) -> RunLocals:
@@ -180,3 +206,8 @@ class RunContext:
         sink = self._sink
         if sink is not None:
             sink(event)
+
+
+def bind_deps(run: RunContext, deps: object) -> None:
+    """Give ``run`` the caller's dependencies (read back as ``run.deps``)."""
+    run._deps = deps  # pyright: ignore[reportPrivateUsage]  # the one writer of the slot

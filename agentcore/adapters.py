@@ -1,11 +1,12 @@
-"""What every adapter shares: taking or building its client, closing it, and the limits
-it reads a service's answers with.
+"""What every adapter shares: taking or building its client, closing it, its typed
+``get_response``, and the limits it reads a service's answers with.
 
 An adapter accepts a ready SDK (or HTTP) client, or the settings to build one
 (``api_key``, ``base_url``, ...), never both; it closes a client it built and leaves
 a given one open for its owner. :func:`own_client` and :class:`OwnedClient` do that
-bookkeeping, so an
-adapter's constructor and lifecycle come down to::
+bookkeeping, and :func:`get_response_method` gives the one ``get_response`` an adapter
+writes its two ``@overload`` signatures, so an adapter's constructor, entry point and
+lifecycle come down to::
 
     class MyChatClient:
         def __init__(self, model, *, client=None, api_key=None, base_url=None):
@@ -18,6 +19,14 @@ adapter's constructor and lifecycle come down to::
             )
             self.client = self._owned.client
 
+        def _get_response(self, messages, *, options: MyOptions | None = None, stream=False):
+            request = build_request(messages, options)  # bad input raises here
+            if stream:
+                return ResponseStream(self._stream(request), finalizer=ChatResponse.from_updates)
+            return self._respond(request)
+
+        get_response = get_response_method(_get_response)
+
         async def aclose(self) -> None:
             await self._owned.aclose()
 
@@ -27,8 +36,8 @@ adapter's constructor and lifecycle come down to::
         async def __aexit__(self, *exc_info: object) -> None:
             await self.aclose()
 
-(``get_response``'s two ``@overload`` stubs stay in each adapter: a type checker reads
-overloads from the class itself, and each adapter names its own options type.)
+No base class: the result is an ordinary class that matches
+:class:`~agentcore.SupportsGetResponse` by its shape.
 
 :data:`DEFAULT_READ_TIMEOUT` and :data:`DEFAULT_MAX_EVENT_SIZE` are the first-party
 adapters' defaults for how long to wait for the next bytes of an answer and how large
@@ -39,16 +48,23 @@ when a service answers a streamed request with a plain JSON body.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Generic, TypeVar, final
+import inspect
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar, cast, final, overload
 
+from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import Content, UsageContent
+from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 
 __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
     "DEFAULT_READ_TIMEOUT",
+    "GetResponse",
+    "GetResponseImpl",
+    "GetResponseResult",
     "OwnedClient",
+    "get_response_method",
     "option_keys",
     "own_client",
     "refuse_sync_client",
@@ -67,6 +83,73 @@ DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024
 images); a larger one is a :class:`~agentcore.errors.MalformedResponseError`."""
 
 ClientT = TypeVar("ClientT")
+OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True)
+
+GetResponseResult: TypeAlias = (
+    Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]
+)
+"""What a ``get_response`` implementation returns: an awaitable response, or a stream."""
+
+
+class GetResponse(Protocol[OptionsT_contra]):
+    """A bound ``get_response``: a call gives an awaitable of the whole response, a call
+    with ``stream=True`` a :class:`~agentcore.ResponseStream` at once."""
+
+    @overload
+    def __call__(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: OptionsT_contra | None = None,
+        stream: Literal[False] = False,
+    ) -> Awaitable[ChatResponse[Any]]: ...
+
+    @overload
+    def __call__(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: OptionsT_contra | None = None,
+        stream: Literal[True],
+    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
+
+
+class GetResponseImpl(Protocol[OptionsT_contra]):
+    """The one function an adapter writes: ``stream`` says which of the two to return."""
+
+    def __call__(
+        self,
+        client: Any,
+        messages: Sequence[Message],
+        /,
+        *,
+        options: OptionsT_contra | None = ...,
+        stream: bool = ...,
+    ) -> GetResponseResult: ...
+
+
+def get_response_method(impl: GetResponseImpl[OptionsT_contra]) -> GetResponse[OptionsT_contra]:
+    """``impl`` as an adapter's ``get_response``, typed with its two overloads.
+
+    Write ``get_response = get_response_method(_get_response)`` in the class body, after
+    a plain ``def _get_response(self, messages, *, options=None, stream=False)`` that
+    returns an awaitable response, or a :class:`~agentcore.ResponseStream` when
+    ``stream`` is true. Callers then get ``Awaitable[ChatResponse]`` or the stream type
+    from the value of ``stream``, and the options type from ``impl``'s ``options``.
+
+    At run time this returns ``impl`` itself, a plain function and so an ordinary
+    method: a call costs what it did. (Read it from an instance: the static type is the
+    bound method's.) An ``async def`` is refused here, since it could
+    not hand back a stream before awaiting.
+    """
+    if inspect.iscoroutinefunction(impl) or inspect.isasyncgenfunction(impl):
+        name = getattr(impl, "__qualname__", repr(impl))
+        raise TypeError(
+            f"get_response_method({name}): the implementation must be a plain def that "
+            "returns an awaitable response, or a ResponseStream when stream=True; an async "
+            "def cannot return a stream before it is awaited"
+        )
+    return cast("GetResponse[OptionsT_contra]", impl)
 
 
 @final

@@ -1,5 +1,7 @@
 """``python -m benchmarks``: print the overhead tables (``--quick`` for a smoke pass,
-``--adapters`` for the adapters against the raw SDKs alone)."""
+``--adapters`` for the adapters against the raw SDKs alone, ``workflows`` for the
+workflow scenarios alone; ``--compare-maf`` adds Microsoft Agent Framework's workflow
+runner beside them when ``agent-framework-core`` is installed)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,9 @@ from benchmarks.scenarios import (
     tool_rounds,
 )
 from benchmarks.workflows import fan10k_run, fan100_run, seq3_run
+from benchmarks.workflows_maf import compare as maf_compare
+from benchmarks.workflows_maf import maf_available
+from benchmarks.workflows_maf import report as maf_report
 
 
 def main() -> None:
@@ -28,10 +33,19 @@ def main() -> None:
     parser.add_argument(
         "--adapters", action="store_true", help="only the adapters against the raw SDKs"
     )
+    parser.add_argument("only", nargs="?", choices=["workflows"], help="run only these scenarios")
+    parser.add_argument(
+        "--compare-maf",
+        action="store_true",
+        help="the workflow scenarios beside Microsoft Agent Framework (if installed)",
+    )
     args = parser.parse_args()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     )
+    if args.only == "workflows":
+        _workflow_table(args.quick, compare_maf=args.compare_maf)
+        return
     adapters = adapter_overhead(*((3, 1) if args.quick else (60, 5)))
     if not args.adapters:
         _kernel_table(args.quick)
@@ -95,6 +109,27 @@ def _kernel_table(quick: bool) -> None:
 
         print()
         print(durable.report(durable.measure(durable.iterations(quick=quick))))
+
+
+def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
+    iterations, repeats = (200, 1) if quick else (5000, 7)
+    results = [seq3_run(iterations, repeats), fan100_run(iterations // 20, repeats)]
+    if not quick:
+        results.append(fan10k_run())
+    for r in results:
+        print(
+            f"| {r.name} | {r.agentcore_us:.1f} µs | by hand {r.handwritten_us:.1f} µs | {r.note}"
+        )
+    if not compare_maf:
+        return
+    if not maf_available():
+        print(
+            "\nMicrosoft Agent Framework is not installed: the side-by-side is skipped "
+            "(pip install agent-framework-core==1.23.0, a benchmark-only dependency)"
+        )
+        return
+    print()
+    print(maf_report(maf_compare(quick=quick)))
 
 
 def _guard_table(quick: bool) -> None:

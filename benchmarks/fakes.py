@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from typing import Any, Literal, overload
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from agentcore import (
     ChatResponse,
@@ -17,6 +17,7 @@ from agentcore import (
     Usage,
     UsageContent,
 )
+from agentcore.adapters import GetResponseResult, get_response_method
 
 USAGE = Usage(input_tokens=10, output_tokens=5, total_tokens=15)
 
@@ -75,23 +76,10 @@ class FakeModel:
             await asyncio.sleep(0)  # a real client waits on the network: let others run
         return self.next()
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Any | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self, messages: Sequence[Message], *, options: Any | None = None, stream: Literal[True]
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self, messages: Sequence[Message], *, options: Any | None = None, stream: bool = False
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         if stream:
             return ResponseStream(_iterate(self.updates), finalizer=ChatResponse.from_updates)
         return self._get()

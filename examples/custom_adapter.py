@@ -18,9 +18,9 @@ import contextlib
 import json
 import os
 import threading
-from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, get_args
 
 import anyio
 import httpx2
@@ -45,6 +45,7 @@ from agentcore import (
     UsageContent,
     tool,
 )
+from agentcore.adapters import GetResponseResult, get_response_method
 from agentcore.errors import TransientError, error_for_status
 from agentcore.protocols import ToolDeclaration
 from agentcore.sse import close_body, server_sent_events
@@ -70,19 +71,10 @@ class OpenAICompatibleChatClient:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60.0, connect=5.0))
 
-    @overload
-    def get_response(
-        self, messages: Sequence[Message], *, options: Opts = None, stream: Literal[False] = False
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self, messages: Sequence[Message], *, options: Opts = None, stream: Literal[True]
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method  # gives callers the precise type for each value of stream
     def get_response(
         self, messages: Sequence[Message], *, options: Opts = None, stream: bool = False
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         """Send one request: a whole response, or a stream of updates when ``stream``.
 
         Content the service cannot take raises ``ValueError`` here, before any request.

@@ -27,14 +27,16 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors",),  # the taxonomy imports nothing: everything may raise its errors
     ("security", "sse", "_concurrency", "_feature_stage"),
     ("_types",),
-    ("_streams", "serialization", "observers", "adapters"),
-    ("_replay",),  # the durable-run hooks a run carries: below sessions and runs
+    ("_streams", "serialization", "observers"),
+    # the durable-run hooks a run carries: below sessions and runs; what every adapter
+    # shares, over the streams its get_response returns (the kernel never imports it)
+    ("_replay", "adapters"),
     ("_sessions",),
     ("_run_context", "_seams"),  # _seams: the chat-client and agent protocols contexts name
     ("tools",),
     ("middleware", "structured"),
     ("protocols",),  # public seams; context providers and middleware protocols name contexts
-    ("_loop",),
+    ("_loop", "tokens"),  # tokens: the shared estimate, which asks a counting client first
     ("_agent",),
     # workflows and the durable-run wrappers (agentcore.durable) may use every floor below;
     # the kernel never imports them

@@ -11,6 +11,7 @@ functions count too.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,3 +101,15 @@ def test_the_check_itself_sees_a_private_import() -> None:
     assert not is_private_kernel_import("agentcore.errors", ("AgentcoreError",))
     assert not is_private_kernel_import("agentcore", ("__version__",))
     assert not is_private_kernel_import("agentcore_openai._sdk", ("build_client",))
+
+
+def test_the_kernel_depends_on_attrs_cattrs_anyio_and_typing_extensions_only() -> None:
+    # Everything else (the SDKs, mcp with pydantic and starlette, dbos, ...) is an extra.
+    # (read with a regular expression: tomllib is 3.11+, and the project supports 3.10)
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    block = re.search(r"^dependencies = \[(.*?)^\]", text, re.M | re.S)
+    assert block is not None, "pyproject.toml has no [project] dependencies list"
+    specs = re.findall(r'"([^"]+)"', block[1])
+    names = {re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0] for spec in specs}
+
+    assert names == {"attrs", "cattrs", "anyio", "typing-extensions"}

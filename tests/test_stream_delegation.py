@@ -9,6 +9,8 @@ exactly what ``async for u in inner: yield u`` would do.
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 
@@ -258,6 +260,32 @@ async def test_a_delegated_stream_that_already_ended_delivers_nothing() -> None:
     seen, _ = await read(outer_of(delegator.updates()))
     assert seen == [-1, 99]
     assert delegator.inner_final == [1]
+
+
+@pytest.mark.filterwarnings(
+    "ignore:Async generator .* was garbage collected:ResourceWarning",
+    "ignore::pytest.PytestUnraisableExceptionWarning",
+)
+async def test_a_stream_dropped_while_delegating_is_freed_at_once() -> None:
+    """The delegated stream points back at the stream reading it only weakly: dropping
+    the reader mid-delegation frees it by reference counting, not the collector."""
+    delegator = Delegator(Numbers([1, 2], wait=True).stream())
+    stream = outer_of(delegator.updates())
+    seen: list[Any] = []
+    gc.collect()
+    gc.disable()
+    try:
+        async for update in stream:
+            seen.append(update)
+            if update == 1:
+                break  # inside the delegated stream
+        core = weakref.ref(stream._core)  # pyright: ignore[reportPrivateUsage]  # the engine's state
+        del stream
+        freed = core() is None
+    finally:
+        gc.enable()
+    assert seen == [-1, 1]
+    assert freed
 
 
 # -- injection ------------------------------------------------------------------------

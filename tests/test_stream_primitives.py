@@ -9,6 +9,7 @@ middleware's relay) and inside an agent's stream (an agent middleware's end hook
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
@@ -253,6 +254,33 @@ async def test_a_relay_closed_early_closes_the_inner_stream_and_folds_what_was_s
     assert words.closed
     assert words.read == 1
     assert (await relay.get_final_response()).text == "a"
+
+
+@pytest.mark.filterwarnings(
+    "ignore:Async generator .* was garbage collected:ResourceWarning",
+    "ignore::pytest.PytestUnraisableExceptionWarning",
+)
+async def test_a_relay_dropped_half_read_leaves_nothing_for_the_collector() -> None:
+    """Neither the relay nor the stream it reads points back at the relay's stream:
+    dropped half read, everything goes by reference counting (the event loop closes
+    the abandoned sources), and the inner source is closed without the collector."""
+    words = Words(["a", "b", "c"], wait=True)
+    gc.collect()
+    gc.disable()
+    try:
+        relay = words.stream().relay(lambda u: u)
+        async for _ in relay:
+            break
+        del relay
+        for _ in range(100):  # a bound, not a timing: each step lets the loop finalize
+            if words.closed:
+                break
+            await anyio.lowlevel.checkpoint()
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert words.closed
+    assert unreachable == 0
 
 
 async def test_a_relay_cancelled_while_waiting_closes_the_inner_stream() -> None:

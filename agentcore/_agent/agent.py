@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
 
 from typing_extensions import Self, TypeVar
 
@@ -22,7 +22,7 @@ from agentcore._loop.config import (
     FunctionInvocationConfiguration,
     as_configuration,
 )
-from agentcore._run_context import RunContext
+from agentcore._run_context import RunContext, bind_deps
 from agentcore._sessions.session import AgentSession, saved_locals
 from agentcore._sessions.turns import SessionTurns
 from agentcore._streams.stream import ResponseStream
@@ -42,9 +42,12 @@ if TYPE_CHECKING:
 __all__ = ["Agent"]
 
 ResponseT = TypeVar("ResponseT", default=None)
+DepsT = TypeVar("DepsT", default=Any)
+
+_NO_DEPS: Any = object()  # run(deps=...) not given
 
 
-class Agent:
+class Agent(Generic[DepsT]):
     """An LLM agent: a chat client plus instructions, tools, middleware and history.
 
     ``run(...)`` returns an awaitable :class:`AgentResponse`, or with
@@ -52,6 +55,10 @@ class Agent:
     Middleware given here runs outside middleware given to ``run``. With a
     ``history`` store, runs that share a session see each other's messages;
     concurrent runs on one session are serialized (the second waits for the first).
+
+    ``deps_type=Deps`` makes it an ``Agent[Deps]``: ``run(..., deps=...)`` must then
+    be a ``Deps``, which tools read as ``ToolContext[Deps].deps`` and middleware as
+    ``context.deps``. Deps are never saved with a session or a paused run.
     """
 
     def __init__(
@@ -68,6 +75,7 @@ class Agent:
         history: HistoryStore | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         observers: Sequence[object] = (),
+        deps_type: type[DepsT] | None = None,
     ) -> None:
         if not isinstance(client, SupportsGetResponse):
             raise TypeError(_not_a_client(client))
@@ -80,6 +88,11 @@ class Agent:
                 )
         if history is not None and not (hasattr(history, "load") and hasattr(history, "append")):
             raise TypeError(f"{history!r} is not a history store: it needs load() and append()")
+        if deps_type is not None and not isinstance(deps_type, type):
+            raise TypeError(
+                f"deps_type must be a class (the type of run(..., deps=...)), got {deps_type!r}"
+            )
+        self.deps_type = deps_type
         self.client = client
         self.instructions = instructions
         self._name = name
@@ -187,6 +200,7 @@ class Agent:
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = ...,
     ) -> Awaitable[AgentResponse[Any]]: ...
 
     @overload
@@ -200,6 +214,7 @@ class Agent:
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = ...,
     ) -> Awaitable[AgentResponse[ResponseT]]: ...
 
     @overload
@@ -213,6 +228,7 @@ class Agent:
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = ...,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
 
     @overload
@@ -226,6 +242,7 @@ class Agent:
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = ...,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]: ...
 
     @overload
@@ -239,6 +256,7 @@ class Agent:
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = ...,
     ) -> (
         Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]
     ): ...
@@ -254,6 +272,7 @@ class Agent:
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = ...,
     ) -> (
         Awaitable[AgentResponse[ResponseT]]
         | ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]
@@ -269,9 +288,17 @@ class Agent:
         tools: Sequence[Any] | None = None,
         middleware: Sequence[object] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = _NO_DEPS,
     ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
-        """Run one turn of the conversation (see the class docstring)."""
+        """Run one turn of the conversation (see the class docstring).
+
+        ``deps`` reaches tools (``ToolContext.deps``) and middleware
+        (``context.deps``) of this call only; a paused run resumed later gets the
+        ``deps`` of the call that resumes it.
+        """
         context = self._context(messages, session, stream, options, tools)
+        if deps is not _NO_DEPS:
+            self._bind_deps(context.run, deps)
         pipelines = (
             self._pipeline_cache.get(self._pipelines, middleware) if middleware else self._pipelines
         )
@@ -286,6 +313,80 @@ class Agent:
             return run.result()
         # Nothing to wrap the run in: the core is the whole run.
         return run.run_to_end()
+
+    @overload
+    def run_sync(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        options: JsonSchemaOptions,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = ...,
+    ) -> AgentResponse[Any]: ...
+
+    @overload
+    def run_sync(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        options: ChatOptions[ResponseT] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = ...,
+    ) -> AgentResponse[ResponseT]: ...
+
+    def run_sync(
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        options: Mapping[str, Any] | None = None,
+        tools: Sequence[Any] | None = None,
+        middleware: Sequence[object] | None = None,
+        tool_loop: FunctionInvocationConfiguration | None = None,
+        deps: DepsT = _NO_DEPS,
+        stream: Literal[False] = False,
+    ) -> AgentResponse[Any]:
+        """``run(...)`` for scripts and notebooks: blocks until the response is ready.
+
+        Each call runs on a new asyncio event loop (through anyio), so its limits are
+        those of ``asyncio.run``: it cannot be called where an event loop is already
+        running (an ``async def``, a Jupyter cell: use ``await agent.run(...)``
+        there; it raises ``RuntimeError`` saying so); it does not stream
+        (``stream=True`` raises ``TypeError``); and anything bound to one event loop
+        does not carry over to the next call (an MCP connection from
+        ``async with agent:``, a pooled connection of an async SDK client), so a
+        program that makes many runs should be async and ``await agent.run(...)``.
+        """
+        from agentcore._agent.sync import run_blocking
+
+        return run_blocking(
+            lambda: self.run(
+                messages,
+                session=session,
+                # The overloads above typed it; the implementation takes any mapping.
+                options=cast("ChatOptions[Any] | None", options),
+                tools=tools,
+                middleware=middleware,
+                tool_loop=tool_loop,
+                deps=deps,
+            ),
+            stream=stream,
+        )
+
+    def _bind_deps(self, run: RunContext, deps: object) -> None:
+        deps_type = self.deps_type
+        if deps_type is not None and not _is_instance(deps, deps_type):
+            raise TypeError(
+                f"deps must be a {deps_type.__qualname__} (this agent's deps_type), got "
+                f"{type(deps).__qualname__}; pass run(..., deps={deps_type.__qualname__}(...))"
+            )
+        bind_deps(run, deps)
 
     def _context(
         self,
@@ -337,6 +438,13 @@ class Agent:
         from agentcore._agent.as_tool import agent_as_tool
 
         return agent_as_tool(self, name=name, description=description)
+
+
+def _is_instance(value: object, cls: type[Any]) -> bool:
+    try:
+        return isinstance(value, cls)
+    except TypeError:  # a class isinstance cannot check (a Protocol, say): trust the types
+        return True
 
 
 def _not_a_client(client: object) -> str:

@@ -10,6 +10,7 @@ caller, so both record exactly the same turn. The stream's pieces that need no r
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from operator import is_
@@ -25,7 +26,7 @@ from agentcore._agent.input_checks import (
     checked_input,
     live_pause,
 )
-from agentcore._agent.stream import StreamRecord, stream_finalizer
+from agentcore._agent.stream import StreamRecord, reading, stream_finalizer
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import run_tool_loop
 from agentcore._loop.state import LoopState, ToolIndex
@@ -33,7 +34,7 @@ from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
 from agentcore._sessions.session import bind_history_store, clear_pause, load_pause, save_pause
 from agentcore._sessions.turns import SessionTurns, Turn
-from agentcore._streams.reader import Delegate
+from agentcore._streams.reader import Delegate, inject
 from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import TextContent
@@ -235,6 +236,10 @@ class AgentRun:
             raise
         result = context.result
         if isinstance(result, ResponseStream):
+            # Handed to the caller, not left in the context: the stream's source (this
+            # run) holds the context, and a stream dropped unread must be freed at once
+            # (releasing its session), not when the cycle collector gets to it.
+            context.result = None
             return result
         # Short-circuited or terminated, with a response or none: replay it as the stream.
         response = final_result(context)
@@ -290,40 +295,44 @@ class AgentRun:
         record = StreamRecord()
         convert = self.runtime.to_agent_update
         stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] = ResponseStream._of(  # pyright: ignore[reportPrivateUsage]  # the agent builds its run's stream
-            self._stream_source(record),
+            self._stream_source(weakref.ref(record)),
             finalizer=stream_finalizer(self.context.options.get("response_format"), convert),
             known_final=record.committed,
             transform=convert,
             folds_inputs=True,
         )
-        record.stream = stream
+        record.core = weakref.ref(stream._core)  # pyright: ignore[reportPrivateUsage]  # the agent builds its run's stream
         return stream
 
     async def _stream_source(
-        self, record: StreamRecord
+        self, recorded: weakref.ref[StreamRecord]
     ) -> AsyncGenerator[AgentResponseUpdate | Delegate, None]:
+        # The record only weakly: the stream holds it and this generator, so a stream
+        # left open and dropped frees its record at once, which releases the session
+        # (this generator's own ``finally`` comes later, when the event loop finalizes
+        # it). Nothing here leads back to the stream.
         context = self.context
         agent = self.agent
         observers = self.runtime.observers
         run = context.run
         session_id = None if context.session is None else context.session.session_id
         turns = self.runtime.turns
+        turn = None
         try:
             if session_id is not None:
                 if not turns.try_enter(session_id):
                     await turns.enter(session_id)  # runs of one session take turns
-                record.turn = Turn(turns, session_id)
+                turn = reading(recorded).turn = Turn(turns, session_id)
             try:
                 await self.prepare()
-                # Taken off the record, which the stream holds: no reference cycle is
-                # left for the garbage collector once the run is over.
-                stream, record.stream = record.stream, None
-                assert stream is not None
                 name = agent.name
+                stream_core = reading(recorded).core  # weak as well
 
                 def deliver(event: CustomEvent) -> None:
                     # In order with the rest: before the next update read.
-                    stream._inject(AgentResponseUpdate(event=event, agent_name=name))  # pyright: ignore[reportPrivateUsage]  # the agent owns its run's stream
+                    core = stream_core()
+                    if core is not None:
+                        inject(core, AgentResponseUpdate(event=event, agent_name=name))
 
                 # Events agent middleware or context providers emitted before the stream
                 # started come first.
@@ -335,9 +344,8 @@ class AgentRun:
                         yield Delegate(loop_updates)  # the loop's updates, read in place
                 finally:
                     run._sink = None  # pyright: ignore[reportPrivateUsage]  # the agent owns the run's event sink
-                response = record.response = await self.commit()
+                response = reading(recorded).response = await self.commit()
             finally:
-                turn = record.turn
                 if turn is not None:
                     turn.release()
             if agent.context_providers:

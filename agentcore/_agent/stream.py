@@ -10,18 +10,23 @@ committed response.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
 
 from agentcore._sessions.turns import Turn
-from agentcore._streams.stream import ResponseStream
+from agentcore._streams.reader import Core
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
 from agentcore.structured import parse_answer
 
-__all__ = ["StreamRecord", "stream_finalizer"]
+__all__ = ["StreamRecord", "reading", "stream_finalizer"]
+
+
+def _no_stream() -> None:
+    return None
 
 
 def stream_finalizer(
@@ -50,17 +55,19 @@ def stream_finalizer(
 
 
 class StreamRecord:
-    """A streaming run's stream, the response it committed, and its session turn.
+    """A streaming run's stream (weakly), the response it committed, and its session turn.
 
-    The stream holds the record: when a stream left open is dropped, the record goes
-    with it and releases the session (the run's own ``finally`` may come much later,
-    when the event loop finalizes the abandoned generator, or never).
+    The stream holds the record; the run's generator (the stream's source) reaches it
+    and the stream only weakly. So a stream left open and dropped is freed at once by
+    reference counting, not by the cycle collector, and its record with it, which
+    releases the session (the run's own ``finally`` comes later, when the event loop
+    finalizes the abandoned generator).
     """
 
-    __slots__ = ("response", "stream", "turn")
+    __slots__ = ("__weakref__", "core", "response", "turn")
 
     def __init__(self) -> None:
-        self.stream: ResponseStream[AgentResponseUpdate, AgentResponse[Any]] | None = None
+        self.core: Callable[[], Core[Any] | None] = _no_stream
         self.response: AgentResponse[Any] | None = None
         self.turn: Turn | None = None
 
@@ -74,3 +81,11 @@ class StreamRecord:
         if self.response is None:  # pragma: no cover  # the source ends only after committing
             raise RunStateError("the run ended without committing a response")
         return self.response
+
+
+def reading(recorded: weakref.ref[StreamRecord]) -> StreamRecord:
+    """The record of a stream that is being read (so it is alive: the stream holds it)."""
+    record = recorded()
+    if record is None:  # pragma: no cover  # the stream is on the stack, reading its source
+        raise RunStateError("the run's stream was dropped while it was being read")
+    return record

@@ -14,6 +14,7 @@ its per-update loop.
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from enum import IntEnum
 from types import GeneratorType
@@ -55,6 +56,18 @@ class Phase(IntEnum):
 UNUSED, CONSUMING, EXHAUSTED, COMPLETED = Phase  # the hot loop reads these as globals
 
 
+class NotKnown:
+    """The type of :data:`NOT_KNOWN`."""
+
+    __slots__ = ()
+
+
+NOT_KNOWN = NotKnown()
+"""What a stage's ``known_final`` returns when, after all, it does not know the final
+value (a relay whose transform changed an update): the stage's finalizer folds what
+was read instead. This keeps the relay from pointing back at its stage."""
+
+
 class Delegate:
     """Yielded by a stream's source generator: "deliver this stream's updates here".
 
@@ -92,7 +105,7 @@ ENDED = Ended()
 class Frame:
     """A delegated source being read: its iterator and the steps its updates take."""
 
-    __slots__ = ("core", "iterator", "may_delegate", "steps")
+    __slots__ = ("__weakref__", "core", "iterator", "may_delegate", "reader", "steps")
 
     def __init__(self, core: Core[Any] | None, iterator: AsyncIterator[Any], steps: Plan) -> None:
         self.core = core  # the delegated stream's, to mark it read (None: a bare iterator)
@@ -100,6 +113,9 @@ class Frame:
         self.steps = steps
         # Whether the source may delegate in turn (a plain stream's source never does).
         self.may_delegate = core is None or core.may_delegate
+        # The core of the stream reading this frame, for injections into ``core``; weak,
+        # as the reader holds its frames.
+        self.reader: weakref.ref[Core[Any]] | None = None
 
 
 class Stage:
@@ -147,6 +163,7 @@ class Core(Generic[StreamT]):
     """What the stages of one stream share: the source and the consumption state."""
 
     __slots__ = (
+        "__weakref__",  # a run's event sink reaches its stream weakly (no cycle)
         "backlog",
         "deferred",
         "frames",
@@ -187,9 +204,11 @@ class Core(Generic[StreamT]):
         # Updates to deliver before the next one read: injected ones, and what was
         # read meanwhile (with the steps each still takes). None until an injection.
         self.backlog: list[tuple[Any, Plan]] | None = None
-        # While another stream reads this one in place (see Delegate): that stream's
-        # core and the steps this one's updates take there, where injections go.
-        self.host: tuple[Core, Plan] | None = None
+        # While another stream reads this one in place (see Delegate): the frame it
+        # is read through there (the reader's core and the steps this one's updates
+        # take there), where injections go. Weak: the reader holds the frame, and
+        # the steps may lead back here (a relay's transform holds the stream it reads).
+        self.host: weakref.ref[Frame] | None = None
 
 
 async def maybe_await(value: object) -> Any:
@@ -334,7 +353,8 @@ def enter(
         level = len(frames) + 1
         steps = [(t, c, level) for t, c, _ in inner_plan]
         frame = Frame(inner_core, iterator, [*steps, *below])
-        inner_core.host = (core, frame.steps)  # what is injected into it comes here
+        frame.reader = weakref.ref(core)
+        inner_core.host = weakref.ref(frame)  # injections into it go here
     else:
         frame = Frame(None, aiter(target), below)
     push_frame(core, frames, frame)
@@ -346,7 +366,11 @@ def inject(core: Core[Any], update: Any) -> None:
     if host is not None:
         # Read in place by a stream delegating to it: that stream delivers it,
         # with the steps this stream's updates take there.
-        core, steps = host
+        frame = host()
+        reader = None if frame is None or frame.reader is None else frame.reader()
+        if frame is None or reader is None:  # the reading stream was dropped: nobody reads
+            return
+        core, steps = reader, frame.steps
     else:
         steps = core.plan if core.plan is not None else plan_of(core)
     if core.backlog is None:
@@ -367,12 +391,14 @@ async def close_all(core: Core[Any]) -> None:
 
 async def finalize(stream: Readable, stage: Stage) -> None:
     """Compute ``stage``'s final value (once) and run its result hooks on it."""
+    value: Any = NOT_KNOWN
     if stage.known_final is not None and stream._core.phase is COMPLETED:
         value = await maybe_await(stage.known_final())
-    elif stage.finalizer is None:
-        value = await _deferred_final(stream, stage)
-    else:
-        value = await maybe_await(stage.finalizer(stage.collected or []))
+    if value is NOT_KNOWN:
+        if stage.finalizer is None:
+            value = await _deferred_final(stream, stage)
+        else:
+            value = await maybe_await(stage.finalizer(stage.collected or []))
     stage.final = await apply_hooks(stage.hooks, value)
     stage.finalized = True
     stage.collected = None

@@ -23,7 +23,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 import anyio
 import attrs
 
-from agentcore._streams.reader import Delegate, Readable, Stage, maybe_await, refinalize
+from agentcore._streams.reader import NOT_KNOWN, Delegate, Readable, maybe_await, refinalize
 from agentcore._types.contents import UsageContent
 from agentcore._types.responses import (
     AgentResponse,
@@ -134,7 +134,7 @@ class Relay:
     unchanged to its end, ``fold`` its final value otherwise.
     """
 
-    __slots__ = ("changed", "hook", "inner", "stage", "started", "transform")
+    __slots__ = ("changed", "hook", "inner", "started", "transform")
 
     def __init__(
         self,
@@ -156,7 +156,6 @@ class Relay:
         self.hook = hook
         self.changed = False  # the transform replaced or dropped an update
         self.started = False
-        self.stage: Stage | None = None  # the relay's own stage, set by the stream module
 
     def step(self, update: Any) -> Any:
         """The transform, noting whether it passed ``update`` on unchanged."""
@@ -203,10 +202,9 @@ class Relay:
 
     async def final(self) -> Any:
         """The final value of a relay read to its end: ``inner``'s own, unless the
-        transform changed what went out."""
+        transform changed what went out (then the relay's stream folds what it read)."""
         if self.changed:
-            stage = self.stage
-            return await self.fold((stage.collected if stage is not None else None) or [])
+            return NOT_KNOWN
         return await self.inner.get_final_response()
 
     async def fold(self, updates: Sequence[Any]) -> Any:

@@ -278,7 +278,6 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             known_final=relay.final,
             transform=relay.step if relay.transform is not None else None,
         )
-        relay.stage = stream._core.stages[0]
         return stream
 
     def _push(self, stage: Stage) -> ResponseStream[Any, Any]:

@@ -8,9 +8,10 @@ middleware changes ``messages``, ``options`` or ``result`` in place. Changes to 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias
 
 import attrs
+from typing_extensions import TypeVar
 
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import AgentSession
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentContext", "ChatContext", "FunctionInvocationContext"]
 
+DepsT = TypeVar("DepsT", default=Any)
+
 AgentResult: TypeAlias = (
     AgentResponse[Any] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]] | None
 )
@@ -40,7 +43,7 @@ ChatResult: TypeAlias = (
 
 
 @attrs.define(eq=False)
-class AgentContext:
+class AgentContext(Generic[DepsT]):
     """The context of agent middleware: one whole run.
 
     ``messages`` are the run's input; ``instructions``, ``tools``, ``options`` and
@@ -66,9 +69,16 @@ class AgentContext:
     """Set by the kernel when a middleware raised ``MiddlewareTermination``: the run (or
     the loop) ends after this scope. Read it; ``metadata`` is yours alone."""
 
+    @property
+    def deps(self) -> DepsT:
+        """The dependencies the run was given with ``deps=`` (typed by the context's
+        parameter: ``AgentContext[Deps]``); ``LookupError`` when it was given none."""
+        deps: DepsT = self.run.deps
+        return deps
+
 
 @attrs.define(eq=False)
-class ChatContext:
+class ChatContext(Generic[DepsT]):
     """The context of chat middleware: one model call of the tool loop.
 
     ``messages`` is what this call sends (a copy: changing it affects this call
@@ -91,6 +101,13 @@ class ChatContext:
     """Set by the kernel when a middleware raised ``MiddlewareTermination``: the run (or
     the loop) ends after this scope. Read it; ``metadata`` is yours alone."""
 
+    @property
+    def deps(self) -> DepsT:
+        """The dependencies the run was given with ``deps=`` (typed by the context's
+        parameter: ``ChatContext[Deps]``); ``LookupError`` when it was given none."""
+        deps: DepsT = self.run.deps
+        return deps
+
     def rewrite_transcript(self, messages: Sequence[Message]) -> None:
         """Replace the run's transcript from now on (and this call's messages).
 
@@ -102,7 +119,7 @@ class ChatContext:
 
 
 @attrs.define(eq=False)
-class FunctionInvocationContext:
+class FunctionInvocationContext(Generic[DepsT]):
     """The context of function middleware: one tool call.
 
     ``arguments`` are already validated and converted; rewrite them before
@@ -126,3 +143,10 @@ class FunctionInvocationContext:
     """Set it before re-raising a tool's exception to replace the exception's text in
     what the model is told (with ``include_detailed_errors=True``, or on a timeout),
     e.g. to hide what an untrusted tool said."""
+
+    @property
+    def deps(self) -> DepsT:
+        """The dependencies the run was given with ``deps=`` (typed by the context's
+        parameter: ``FunctionInvocationContext[Deps]``); ``LookupError`` when it was given none."""
+        deps: DepsT = self.run.deps
+        return deps

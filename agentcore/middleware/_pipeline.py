@@ -168,6 +168,7 @@ def _scope_from_hints(handler: Callable[..., Any]) -> Scope | None:
         target = type(handler).__call__
     func = getattr(target, "__func__", target)
     hint = typing.get_type_hints(func).get(params[0].name)
+    hint = typing.get_origin(hint) or hint  # AgentContext[Deps] is an AgentContext
     if isinstance(hint, type):
         for context_type, scope in _CONTEXT_SCOPES:
             if issubclass(hint, context_type):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias, cast, overload
+from typing import Any, TypeAlias, cast
 
 import attrs
 
@@ -13,7 +13,12 @@ from agentcore._types.contents import Content, FunctionCallContent, TextContent,
 from agentcore._types.messages import Message
 from agentcore._types.options import ChatOptions
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
-from agentcore.adapters import option_keys, warn_unknown_options
+from agentcore.adapters import (
+    GetResponseResult,
+    get_response_method,
+    option_keys,
+    warn_unknown_options,
+)
 
 __all__ = [
     "ChatRequest",
@@ -192,31 +197,14 @@ class ScriptedChatClient(_RecordingClient):
         self._position += 1
         return item
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         self._record(messages, options, stream)
         item = self._next()
         if stream:
@@ -257,31 +245,14 @@ class FunctionChatClient(_RecordingClient):
         super().__init__(options_type)
         self.fn = fn
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         self._record(messages, options, stream)
         if stream:
             return ResponseStream.from_awaitable(self._stream(messages, options or {}))

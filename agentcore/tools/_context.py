@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
 
 import attrs
+from typing_extensions import TypeVar
 
 from agentcore._run_context import RunContext, RunLocals
 from agentcore._types.responses import CustomEvent
@@ -29,6 +30,8 @@ class UserInputRequired(Exception):  # a signal, not an error
         self.prompt = prompt
 
 
+DepsT = TypeVar("DepsT", default=Any)
+
 NO_ANSWERS: Mapping[str, str] = MappingProxyType({})
 
 
@@ -38,11 +41,12 @@ def _answers(value: Mapping[str, str]) -> Mapping[str, str]:
 
 
 @attrs.frozen
-class ToolContext:
+class ToolContext(Generic[DepsT]):
     """The call a tool is serving and the run it belongs to.
 
     Declare a parameter of this type and the tool loop passes it in; it never
-    appears in the schema the model sees.
+    appears in the schema the model sees. ``ToolContext[Deps]`` types
+    :attr:`deps` as ``Deps`` (the ``deps=`` given to ``agent.run``).
     """
 
     call_id: str
@@ -60,6 +64,13 @@ class ToolContext:
         to a service that deduplicates requests. A durable run's id is the same after
         recovery, so a call repeated after a crash sends the same key."""
         return f"{self.run.run_id}:{self.call_id}"
+
+    @property
+    def deps(self) -> DepsT:
+        """The dependencies the run was given with ``deps=`` (a database handle, an
+        HTTP client, the current user); ``LookupError`` when it was given none."""
+        deps: DepsT = self.run.deps
+        return deps
 
     @property
     def session(self) -> AgentSession | None:

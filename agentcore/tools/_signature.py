@@ -138,9 +138,12 @@ def _is_method(
 
 def _is_context(hint: Any) -> bool:
     bare = strip_wrappers(hint)
-    if bare is ToolContext:
-        return True
+    if bare is ToolContext or typing_extensions.get_origin(bare) is ToolContext:
+        return True  # ToolContext, or ToolContext[Deps]
     if is_union(bare):
-        members = set(typing_extensions.get_args(bare)) - {NoneType}
+        members = {
+            typing_extensions.get_origin(member) or member
+            for member in typing_extensions.get_args(bare)
+        } - {NoneType}
         return members == {ToolContext}
     return False

@@ -28,11 +28,17 @@ def sub_workflow(obj: object, ident: str | None) -> SubWorkflowExecutor | None:
 
 
 def is_agent(obj: object) -> bool:
-    """An agent that is not already an executor (those are read as they are)."""
+    """An agent that is not already an executor (those are read as they are).
+
+    The structural ``isinstance`` against the protocol walks the protocol's members
+    (~15 µs), so the one-attribute test that rules out every executor with a
+    ``handle`` (each ``@executor`` function) comes first: a 10,000-way fan-out built
+    from functions no longer pays 150 ms for it.
+    """
     return (
-        isinstance(obj, SupportsAgentRun)
-        and not hasattr(obj, "handle")
+        not hasattr(obj, "handle")
         and not isinstance(obj, AgentExecutor)
+        and isinstance(obj, SupportsAgentRun)
     )
 
 

@@ -49,6 +49,9 @@ methods, or an async function. Typed ``object`` because a class with ``@handler`
 methods has no protocol shape to name."""
 
 
+_Routing = tuple[dict[Any, Route], dict[str, tuple[bool, ...]], list[Any]]
+
+
 class _NodeOptions:
     __slots__ = ("max_concurrency", "retry", "state_type", "timeout")
 
@@ -372,8 +375,17 @@ class WorkflowBuilder(Generic[InT, OutT]):
             raise WorkflowBuildError(problems)
         registry = self._registry()
         nodes: dict[str, Node] = {}
+        edges: dict[tuple[str, ...], tuple[tuple[Group, ...], frozenset[str]]] = {}
+        """Per set of outgoing groups: the groups and the targets they reach, one copy
+        shared by the nodes that have those groups."""
+        final = set(outputs)
         for ident in sorted(specs, key=order.__getitem__):
             spec, options = specs[ident], self._options[ident]
+            out = outgoing[ident]
+            key = tuple(g.id for g in out)
+            shared = edges.get(key)
+            if shared is None:
+                shared = edges[key] = (tuple(out), frozenset(t for g in out for t in g.targets))
             nodes[ident] = Node(
                 ident,
                 order[ident],
@@ -382,9 +394,8 @@ class WorkflowBuilder(Generic[InT, OutT]):
                 options.timeout,
                 options.retry,
                 options.state_type or spec.state_type,
-                ident in outputs,
-                tuple(outgoing[ident]),
-                frozenset(t for g in outgoing[ident] for t in g.targets),
+                ident in final,
+                *shared,
                 routes[ident],
                 self._shared,
             )
@@ -455,33 +466,69 @@ class WorkflowBuilder(Generic[InT, OutT]):
             if ident not in seen
         ]
 
-    def _carried(self, group: Group, index: int, tp: Any) -> bool:
-        condition = group.conditions[index] if index < len(group.conditions) else None
-        if isinstance(condition, type):
-            return compatible(tp, condition) or compatible(condition, tp)
-        return True
+    def _accepts(self, group: Group, tp: Any) -> tuple[bool, ...]:
+        """Per target of ``group``: whether it takes a ``tp`` (its condition, when a
+        class, may carry it, and the target accepts it). Targets with the same inputs
+        share one answer, so a 10,000-way fan-out of one kind of worker checks once."""
+        fan_in = group.kind == "fan_in"
+        specs = self._specs
+        cache = self._accepts_cache
+        out: list[bool] = []
+        for target, condition in itertools.zip_longest(group.targets, group.conditions):
+            if target is None:
+                break
+            if isinstance(condition, type) and not (
+                compatible(tp, condition) or compatible(condition, tp)
+            ):
+                out.append(False)
+                continue
+            inputs = specs[target].inputs
+            key = (fan_in, inputs, tp)
+            ok = cache.get(key)
+            if ok is None:
+                if fan_in:
+                    ok = any(
+                        element_type(a) is not None and compatible(tuple[tp, ...], a)
+                        for a in inputs
+                    )
+                else:
+                    ok = specs[target].accepts(tp)
+                cache[key] = ok
+            out.append(ok)
+        return tuple(out)
 
-    def _target_accepts(self, group: Group, target: str, tp: Any) -> bool:
-        spec = self._specs[target]
-        key = (group.kind == "fan_in", spec.inputs, tp)
-        known = self._accepts_cache.get(key)
-        if known is not None:
-            return known
-        if group.kind == "fan_in":
-            ok = any(
-                element_type(a) is not None and compatible(tuple[tp, ...], a) for a in spec.inputs
-            )
-        else:
-            ok = spec.accepts(tp)
-        self._accepts_cache[key] = ok
-        return ok
+    def _route_table(self, outgoing: Sequence[Group], sends: Sequence[Any]) -> _Routing:
+        """The route table of an executor with these groups and sends, what reaches each
+        group's targets, and the sent types no edge takes."""
+        table: dict[Any, Route] = {}
+        reached: dict[str, tuple[bool, ...]] = {}
+        untaken: list[Any] = []
+        for tp in sends:
+            route: list[tuple[Group, tuple[bool, ...]]] = []
+            for g in outgoing:
+                accepts = self._accepts(g, tp)
+                before = reached.get(g.id)
+                reached[g.id] = (
+                    accepts
+                    if before is None
+                    else tuple(a or b for a, b in zip(before, accepts, strict=True))
+                )
+                route.append((g, accepts))
+            if not any(any(accepts) for _, accepts in route):
+                untaken.append(tp)
+            table[tp] = tuple(route)
+        return table, reached, untaken
 
     def _check_types(
         self, groups: Sequence[Group], outgoing: dict[str, list[Group]]
     ) -> tuple[dict[str, dict[Any, Route]], list[str]]:
         problems: list[str] = []
         routes: dict[str, dict[Any, Route]] = {}
-        carried: dict[tuple[str, str, str], bool] = {}
+        carried: dict[tuple[str, str], tuple[bool, ...]] = {}
+        """(group, source) -> per target: whether some type the source sends gets there."""
+        alike: dict[tuple[tuple[str, ...], tuple[Any, ...]], _Routing] = {}
+        """Executors with the same outgoing groups and sends route alike: one table for
+        all of them (the workers of a 10,000-way fan-out share one)."""
         mutable: dict[Any, str | None] = {}
         for ident, spec in self._specs.items():
             table: dict[Any, Route] = {}
@@ -505,30 +552,27 @@ class WorkflowBuilder(Generic[InT, OutT]):
                     )
                 routes[ident] = table
                 continue
-            for tp in sends:
-                route: list[tuple[Group, tuple[bool, ...]]] = []
-                taken = False
-                for g in outgoing[ident]:
-                    accepts = tuple(
-                        self._carried(g, i, tp) and self._target_accepts(g, t, tp)
-                        for i, t in enumerate(g.targets)
-                    )
-                    for t, ok in zip(g.targets, accepts, strict=True):
-                        carried[(g.id, ident, t)] = carried.get((g.id, ident, t), False) or ok
-                    taken = taken or any(accepts)
-                    route.append((g, accepts))
-                if not taken:
-                    problems.append(
-                        f"{ident!r} sends {describe(tp)} but none of its edges accept it; add "
-                        f"an edge to an executor that takes {describe(tp)}, or remove "
-                        f"{describe(tp)} from its sends"
-                    )
-                table[tp] = tuple(route)
+            key = (tuple(g.id for g in outgoing[ident]), sends)
+            known = alike.get(key)
+            if known is None:
+                known = alike[key] = self._route_table(outgoing[ident], sends)
+            table, reached, untaken = known
+            for gid, accepts in reached.items():
+                carried[(gid, ident)] = accepts
+            problems.extend(
+                f"{ident!r} sends {describe(tp)} but none of its edges accept it; add "
+                f"an edge to an executor that takes {describe(tp)}, or remove "
+                f"{describe(tp)} from its sends"
+                for tp in untaken
+            )
             routes[ident] = table
         for g in groups:
             for s in g.sources:
-                for t in g.targets:
-                    if carried.get((g.id, s, t)):
+                got = carried.get((g.id, s), ())
+                if len(got) == len(g.targets) and all(got):
+                    continue
+                for i, t in enumerate(g.targets):
+                    if i < len(got) and got[i]:
                         continue
                     if g.kind == "fan_in":
                         problems.append(self._fan_in_problem(s, t))

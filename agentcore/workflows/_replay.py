@@ -61,9 +61,12 @@ def replayed_context(
     )
     ctx._state_set = done.state_set
     ctx._sends.extend(done.sends)
-    ctx._outputs.extend(done.outputs)
-    ctx._requests.extend(done.requests)
-    ctx._events.extend(ExecutorEvent(node.id, name, data) for name, data in done.events)
+    if done.outputs:
+        ctx._outputs = list(done.outputs)
+    if done.requests:
+        ctx._requests = list(done.requests)
+    if done.events:
+        ctx._events = [ExecutorEvent(node.id, name, data) for name, data in done.events]
     if done.shared or done.deleted:
         writes = ctx.shared._writes
         writes.update(done.shared)

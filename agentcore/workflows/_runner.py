@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any
 
 import anyio
@@ -324,22 +325,28 @@ class Runner:
         self, inbox: list[Envelope], superstep: int, contexts: list[Any]
     ) -> None:
         nodes = self.graph.nodes
+        states = self.state.states
         if len(inbox) == 1:
             env = inbox[0]
             node = nodes[env.target]
-            state = self.state.states.get(node.id)
-            contexts[0] = await self._invoke(node, env, 0, superstep, state)
+            await self._invoke(node, env, 0, superstep, states.get(node.id), contexts)
             return
-        lanes: list[tuple[Node, int, int]] = []
+        jobs: list[Callable[[], Awaitable[Any]]] = []
         start = 0
         for i in range(1, len(inbox) + 1):
             if i == len(inbox) or inbox[i].target != inbox[start].target:
-                lanes.append((nodes[inbox[start].target], start, i))
+                node = nodes[inbox[start].target]
+                state = states.get(node.id)
+                if i - start == 1:
+                    jobs.append(
+                        partial(self._invoke, node, inbox[start], start, superstep, state, contexts)
+                    )
+                else:
+                    jobs.append(partial(self._lane, node, inbox, start, i, superstep, contexts))
                 start = i
-        jobs = [self._lane_job(node, inbox, lo, hi, superstep, contexts) for node, lo, hi in lanes]
         await gather_in_order(jobs, limit=self.max_concurrency)
 
-    def _lane_job(
+    async def _lane(
         self,
         node: Node,
         inbox: list[Envelope],
@@ -347,36 +354,34 @@ class Runner:
         hi: int,
         superstep: int,
         contexts: list[Any],
-    ) -> Callable[[], Any]:
-        async def lane() -> None:
-            state = self.state.states.get(node.id)
-            if node.max_concurrency == 1 or hi - lo == 1:
-                for i in range(lo, hi):
-                    ctx = await self._invoke(node, inbox[i], i, superstep, state)
-                    contexts[i] = ctx
-                    state = ctx._state
-                return
-            i = lo
-            while i < hi and inbox[i].request is not None:
-                ctx = await self._invoke(node, inbox[i], i, superstep, state)
-                contexts[i] = ctx
-                state = ctx._state
-                i += 1
-            shared_state = state
-
-            def job(k: int) -> Callable[[], Any]:
-                async def one() -> None:
-                    contexts[k] = await self._invoke(node, inbox[k], k, superstep, shared_state)
-
-                return one
-
-            await gather_in_order([job(k) for k in range(i, hi)], limit=node.max_concurrency)
-
-        return lane
+    ) -> None:
+        """The invocations of one executor in one superstep: one at a time, each seeing
+        the state the previous one staged, unless the executor allows more at once
+        (then answers first, one at a time, and the messages concurrently)."""
+        state = self.state.states.get(node.id)
+        i = lo
+        serial = node.max_concurrency == 1
+        while i < hi and (serial or inbox[i].request is not None):
+            state = (await self._invoke(node, inbox[i], i, superstep, state, contexts))._state
+            i += 1
+        if i < hi:
+            jobs = [
+                partial(self._invoke, node, inbox[k], k, superstep, state, contexts)
+                for k in range(i, hi)
+            ]
+            await gather_in_order(jobs, limit=node.max_concurrency)
 
     async def _invoke(
-        self, node: Node, env: Envelope, ordinal: int, superstep: int, state: Any
+        self,
+        node: Node,
+        env: Envelope,
+        ordinal: int,
+        superstep: int,
+        state: Any,
+        contexts: list[Any],
     ) -> WorkflowContext[Any, Any]:
+        """Run (or replay) one invocation and put its context in ``contexts[ordinal]``
+        as soon as it finished, so a failure of a sibling keeps it as a pending write."""
         entry = env.request
         if entry is not None:
             request = entry.request
@@ -413,7 +418,7 @@ class Runner:
                 )
             if done is not None:
                 self._replayed.add(ordinal)
-                return replayed_context(
+                ctx = contexts[ordinal] = replayed_context(
                     node,
                     handler,
                     env,
@@ -425,10 +430,11 @@ class Runner:
                     shared=self.state.shared,
                     streaming=self.streaming,
                 )
+                return ctx
         retry = node.retry
         attempt = 1
         while True:
-            ctx: WorkflowContext[Any, Any] = WorkflowContext(
+            ctx = WorkflowContext(
                 node,
                 handler,
                 run_id=self.state.run_id,
@@ -442,27 +448,29 @@ class Runner:
                 request_context=None if entry is None else entry.context,
                 live=self.live,
             )
+            call: Any = handler.call  # (message, ctx), or (request, answer, ctx) for answers
             try:
                 if node.timeout is None:
-                    result = await self._call(handler, env, ctx)
+                    if entry is None:
+                        result = await call(env.message, ctx)
+                    else:
+                        result = await call(entry.request.data, env.message, ctx)
                 else:
                     with anyio.fail_after(node.timeout):
-                        result = await self._call(handler, env, ctx)
+                        if entry is None:
+                            result = await call(env.message, ctx)
+                        else:
+                            result = await call(entry.request.data, env.message, ctx)
                 if result is not None and handler.returns_send:
                     ctx._stage_send(result, None)
-                return ctx
             except Exception as exc:
                 if retry is None or attempt >= retry.max_attempts or not retry.retry_on(exc):
                     raise Failed(node, ordinal, exc) from exc
                 await anyio.sleep(retry.delay(attempt, exc))
                 attempt += 1
-
-    @staticmethod
-    async def _call(handler: Any, env: Envelope, ctx: WorkflowContext[Any, Any]) -> Any:
-        entry = env.request
-        if entry is None:
-            return await handler.call(env.message, ctx)
-        return await handler.call(entry.request.data, env.message, ctx)
+                continue
+            contexts[ordinal] = ctx
+            return ctx
 
     # -- the barrier ---------------------------------------------------------------------
 
@@ -485,6 +493,7 @@ class Runner:
             )
             for ctx in contexts:
                 node = nodes[ctx.executor_id]
+                sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
                 for send_index, (message, declared, target) in enumerate(ctx._sends):
                     key = (superstep, ctx.ordinal, send_index)
                     taken = False
@@ -493,7 +502,7 @@ class Runner:
                             # the common case, decided without building a decision list
                             if accepts[0]:
                                 next_inbox.append(
-                                    Envelope(group.targets[0], key, message, (node.id,), declared)
+                                    Envelope(group.targets[0], key, message, sent_by, declared)
                                 )
                                 taken = True
                                 delivered += 1
@@ -518,7 +527,7 @@ class Runner:
                             raise Failed(node, ctx.ordinal, exc.error) from exc
                         for t, status in decisions:
                             if status == "delivered":
-                                next_inbox.append(Envelope(t, key, message, (node.id,), declared))
+                                next_inbox.append(Envelope(t, key, message, sent_by, declared))
                                 taken = True
                                 delivered += 1
                             elif status == "buffered":

@@ -145,16 +145,22 @@ class ExecutorSpec:
     _dispatch: dict[type[Any], HandlerSpec] = attrs.field(factory=dict, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
-        every = (*self.handlers, *(r.handler for r in self.responses))
-        sends: list[Any] = []
-        yields: list[Any] = []
-        for h in every:
-            sends.extend(t for t in h.sends if t not in sends)
-            yields.extend(t for t in h.yields if t not in yields)
         # computed once from the frozen fields above
-        object.__setattr__(self, "inputs", tuple(t for h in self.handlers for t in h.inputs))
-        object.__setattr__(self, "sends", tuple(sends))
-        object.__setattr__(self, "yields", tuple(yields))
+        if len(self.handlers) == 1 and not self.responses:
+            # one handler (most executors): its own tuples, already free of duplicates
+            only = self.handlers[0]
+            inputs, sends, yields = only.inputs, only.sends, only.yields
+        else:
+            merged_sends: list[Any] = []
+            merged_yields: list[Any] = []
+            for h in (*self.handlers, *(r.handler for r in self.responses)):
+                merged_sends.extend(t for t in h.sends if t not in merged_sends)
+                merged_yields.extend(t for t in h.yields if t not in merged_yields)
+            inputs = tuple(t for h in self.handlers for t in h.inputs)
+            sends, yields = tuple(merged_sends), tuple(merged_yields)
+        object.__setattr__(self, "inputs", inputs)
+        object.__setattr__(self, "sends", sends)
+        object.__setattr__(self, "yields", yields)
 
     def accepts(self, tp: Any) -> bool:
         """Whether some handler accepts values declared as ``tp``."""
@@ -310,10 +316,44 @@ def _message_call(fn: Callable[..., Any], takes_ctx: bool) -> Call:
     return in_thread
 
 
-_READ_CACHE: dict[Any, tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], bool]] = {}
+class _Read:
+    """What one function body declares, read once, with the per-class answers about
+    its sends and yields that every handler read from it shares."""
+
+    __slots__ = ("inputs", "send_cache", "sends", "takes_ctx", "yield_cache", "yields")
+
+    def __init__(
+        self,
+        inputs: tuple[Any, ...],
+        sends: tuple[Any, ...],
+        yields: tuple[Any, ...],
+        takes_ctx: bool,
+    ) -> None:
+        self.inputs = inputs
+        self.sends = sends
+        self.yields = yields
+        self.takes_ctx = takes_ctx
+        self.send_cache: dict[type[Any], Any] = {}
+        self.yield_cache: dict[type[Any], bool] = {}
+
+    def spec(self, name: str, call: Call, returns_send: bool) -> HandlerSpec:
+        return HandlerSpec(
+            name,
+            call,
+            self.inputs,
+            self.sends,
+            self.yields,
+            returns_send,
+            self.send_cache,
+            self.yield_cache,
+        )
+
+
+_READ_CACHE: dict[Any, _Read] = {}
 """Types read from one function body: many executors made by one factory (a loop of
 ``@executor`` over one ``def``) share a code object and annotations, so they are read
-once. Keyed by code, globals and annotations; bounded."""
+once, and their handlers share one cache of per-class answers (10,000 such executors
+hold one cache, not 10,000). Keyed by code, globals and annotations; bounded."""
 
 
 def _read_key(fn: Callable[..., Any], explicit: Explicit | None) -> Any:
@@ -342,8 +382,7 @@ def _handler_spec(
     cache_key = _read_key(fn, explicit)
     cached = _READ_CACHE.get(cache_key) if cache_key is not None else None
     if cached is not None:
-        inputs, sends, yields, takes_ctx = cached
-        return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
+        return cached.spec(name, _message_call(fn, cached.takes_ctx), returns_send)
     inputs, sends, yields = _read_callable(fn, owner, explicit, arity=1)
     if explicit is not None:
         if explicit.input is MISSING or explicit.input is None:
@@ -365,11 +404,12 @@ def _handler_spec(
         )
         >= 2
     )
+    read = _Read(inputs, sends, yields, takes_ctx)
     if cache_key is not None:
         if len(_READ_CACHE) > 4096:
             _READ_CACHE.clear()
-        _READ_CACHE[cache_key] = (inputs, sends, yields, takes_ctx)
-    return HandlerSpec(name, _message_call(fn, takes_ctx), inputs, sends, yields, returns_send)
+        _READ_CACHE[cache_key] = read
+    return read.spec(name, _message_call(fn, takes_ctx), returns_send)
 
 
 def _response_spec(fn: Callable[..., Any], owner: str, explicit: Explicit) -> ResponseSpec:

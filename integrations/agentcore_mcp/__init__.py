@@ -3,7 +3,8 @@
 Needs the ``mcp`` extra: ``pip install 'agentcore-framework[mcp]'``.
 
 - :class:`MCPToolset` connects to one MCP server (stdio, streamable HTTP) and hands
-  its tools to each agent run; :class:`MCPFunctionTool` is one of those tools.
+  its tools to each agent run; :class:`MCPFunctionTool` is one of those tools, and
+  :class:`ServerInstructions` the opt-in that passes a server's instructions on.
 - :func:`to_mcp_server` serves agents and tools as an MCP server, run by
   :func:`serve_stdio` or mounted as :func:`streamable_http_app`.
 """
@@ -16,7 +17,7 @@ if importlib.util.find_spec("mcp") is None:
 from agentcore_mcp._results import ResultMode, to_contents, to_tool_result
 from agentcore_mcp._serve import serve_http, serve_stdio, streamable_http_app, to_mcp_server
 from agentcore_mcp._tool import MCPFunctionTool, MCPToolInfo
-from agentcore_mcp._toolset import ApprovalSpec, MCPToolset
+from agentcore_mcp._toolset import ApprovalSpec, MCPToolset, ServerInstructions
 
 __all__ = [
     "ApprovalSpec",
@@ -24,6 +25,7 @@ __all__ = [
     "MCPToolInfo",
     "MCPToolset",
     "ResultMode",
+    "ServerInstructions",
     "serve_http",
     "serve_stdio",
     "streamable_http_app",

@@ -19,12 +19,14 @@ from typing_extensions import Self
 
 from agentcore import AgentContext, ToolResult
 from agentcore.errors import ToolServerError
+from agentcore.protocols import SupportsGetResponse
 from agentcore.tools import ApprovalMode
 from agentcore_mcp._connection import Connection
 from agentcore_mcp._results import ResultMode, to_tool_result
+from agentcore_mcp._sampling import sampling_callback
 from agentcore_mcp._tool import MCPFunctionTool, MCPToolInfo, tool_name
 
-__all__ = ["ApprovalSpec", "MCPToolset"]
+__all__ = ["ApprovalSpec", "MCPToolset", "ServerInstructions"]
 
 ApprovalSpec: TypeAlias = (
     ApprovalMode | Mapping[str, ApprovalMode] | Callable[[MCPToolInfo], ApprovalMode]
@@ -51,8 +53,11 @@ class MCPToolset:
     ``approval_mode`` makes calls pause for approval like any tool's. ``timeout``
     bounds each call (a timeout is an error result, the run goes on).
     ``result_mode`` says what the model sees of results with structured content.
-    Server instructions and sampling stay off: a server's text never reaches the
-    model unless you pass :attr:`instructions` on yourself.
+
+    Server instructions and sampling stay off unless asked for: a server's text
+    reaches the model only through :meth:`instructions_provider` (or your own use of
+    :attr:`instructions`), and a server may have ``sampling=client`` generate text
+    only when you pass that chat client.
     """
 
     def __init__(
@@ -69,6 +74,7 @@ class MCPToolset:
         timeout: float | None = 60.0,
         connect_timeout: float = 30.0,
         result_mode: ResultMode = "content_first",
+        sampling: SupportsGetResponse[Any] | None = None,
         client_options: Mapping[str, Any] | None = None,
     ) -> None:
         if result_mode not in _RESULT_MODES:
@@ -94,6 +100,20 @@ class MCPToolset:
         self.timeout = timeout
         self.result_mode: ResultMode = result_mode
         self._client_options = dict(client_options or {})
+        if sampling is not None:
+            if "sampling_callback" in self._client_options:
+                raise ValueError(
+                    "pass sampling= or client_options['sampling_callback'], not both: both "
+                    "answer the server's sampling requests"
+                )
+            if not isinstance(sampling, SupportsGetResponse):
+                raise TypeError(
+                    f"sampling= takes a chat client (with get_response), got "
+                    f"{type(sampling).__name__}"
+                )
+            self._client_options["sampling_callback"] = sampling_callback(
+                sampling, server=self.name
+            )
         self._tools: list[MCPFunctionTool] | None = None
         self._tools_generation = -1
         self._connection = Connection(
@@ -156,9 +176,24 @@ class MCPToolset:
 
     @property
     def instructions(self) -> str | None:
-        """What the server says about using it; never sent to a model by the toolset."""
+        """What the server says about using it; reaches a model only through
+        :meth:`instructions_provider`."""
         client = self._connection.client
         return None if client is None else client.instructions
+
+    async def fetch_instructions(self) -> str | None:
+        """The server's instructions, connecting again first if the connection broke."""
+        client = await self._connection.ensure()
+        return client.instructions
+
+    def instructions_provider(self) -> ServerInstructions:
+        """A context provider that adds the server's instructions to each run's.
+
+        The opt-in for server instructions: ``Agent(..., tools=[toolset],
+        context_providers=[toolset.instructions_provider()])``. The text is added
+        after your instructions, under a line naming the server.
+        """
+        return ServerInstructions(self)
 
     # -- tools ---------------------------------------------------------------------------
 
@@ -312,6 +347,25 @@ class MCPToolset:
         async with client.listen(tools_list_changed=True) as subscription:
             async for _ in subscription:
                 self.invalidate_tools()
+
+
+class ServerInstructions:
+    """Adds an MCP server's instructions to a run's (see
+    :meth:`MCPToolset.instructions_provider`)."""
+
+    def __init__(self, toolset: MCPToolset) -> None:
+        self.toolset = toolset
+
+    async def before_run(self, context: AgentContext) -> None:
+        text = (await self.toolset.fetch_instructions() or "").strip()
+        if not text:
+            return
+        added = f"Instructions from the MCP server {self.toolset.name!r}:\n{text}"
+        mine = context.instructions
+        context.instructions = f"{mine}\n\n{added}" if mine else added
+
+    async def after_run(self, context: AgentContext) -> None:
+        return None
 
 
 def _lost(server: str) -> ToolResult:

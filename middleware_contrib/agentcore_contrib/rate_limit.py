@@ -9,66 +9,23 @@ adapter reports them. One limiter may be shared by many agents and concurrent ru
 
 from __future__ import annotations
 
-import json
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, cast
 
 import anyio
 
-from agentcore import (
-    ChatContext,
-    ChatResponse,
-    Content,
-    ErrorContent,
-    FunctionCallContent,
-    FunctionResultContent,
-    HostedToolCallContent,
-    HostedToolResultContent,
-    Message,
-    ReasoningContent,
-    ResponseStream,
-    TextContent,
-)
+from agentcore import ChatContext, ChatResponse, ResponseStream
 from agentcore.errors import RateLimitedError
 from agentcore.middleware import CallNext
-from agentcore.serialization import unstructure
+from agentcore.tokens import TokenCounter, estimate_tokens
 
 __all__ = ["RateLimiter"]
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[Any]]
 OnLimit = Literal["wait", "raise"]
-TokenCounter = Callable[[Sequence[Message]], int]
-
-
-def _as_text(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(unstructure(value), default=str, ensure_ascii=False)
-
-
-def _chars(content: Content) -> int:
-    if isinstance(content, (TextContent, ReasoningContent)):
-        return len(content.text)
-    if isinstance(content, FunctionCallContent):
-        return len(content.name) + len(_as_text(content.arguments))
-    if isinstance(content, FunctionResultContent):
-        return len(_as_text(content.result)) + len(content.error or "")
-    if isinstance(content, HostedToolCallContent):
-        return len(_as_text(content.arguments))
-    if isinstance(content, HostedToolResultContent):
-        return len(_as_text(content.result))
-    if isinstance(content, ErrorContent):
-        return len(content.message)
-    return 0
-
-
-def _estimate_tokens(messages: Sequence[Message]) -> int:
-    # About four characters a token, counted as ``truncation.estimate_tokens`` counts
-    # (a test keeps the two equal; contrib modules do not import each other).
-    return sum(math.ceil(sum(_chars(c) for c in m.contents) / 4) for m in messages)
 
 
 class _Bucket:
@@ -170,7 +127,7 @@ class RateLimiter:
                 raise TypeError(f"{name} must be callable, got {value!r}")
         self.on_limit: OnLimit = on_limit
         self._tenant = tenant
-        self._count = token_counter or _estimate_tokens
+        self._count = token_counter or estimate_tokens
         self._clock = clock
         self._sleep = sleep
         self._tenants: dict[str, _Tenant] = {}

@@ -4,32 +4,27 @@
 model sees it. :class:`HistoryTruncator` (chat middleware) drops the oldest turns of
 the history before a model call, never separating a function call from its result.
 Tokens are counted by the client when it can (``SupportsCountTokens``), else by a
-pluggable counter whose default is about four characters a token.
+pluggable counter whose default is the kernel's :func:`agentcore.tokens.estimate_tokens`
+(the estimate the guardrails and the rate limiter use too).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 
 from agentcore import (
     ChatContext,
-    Content,
-    ErrorContent,
     FunctionCallContent,
     FunctionInvocationContext,
     FunctionResultContent,
-    HostedToolCallContent,
-    HostedToolResultContent,
     Message,
-    ReasoningContent,
     SupportsCountTokens,
-    TextContent,
 )
 from agentcore.middleware import CallNext
 from agentcore.serialization import unstructure
+from agentcore.tokens import TokenCounter, estimate_tokens
 
 __all__ = [
     "ContentTruncator",
@@ -37,9 +32,6 @@ __all__ = [
     "TokenCounter",
     "estimate_tokens",
 ]
-
-TokenCounter = Callable[[Sequence[Message]], int]
-"""Counts the tokens of some messages (for example with the model's tokenizer)."""
 
 _CountAsync = Callable[[Sequence[Message]], Awaitable[int]]
 
@@ -49,31 +41,6 @@ def _as_text(value: object) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(unstructure(value), default=str, ensure_ascii=False)
-
-
-def _chars(content: Content) -> int:
-    if isinstance(content, (TextContent, ReasoningContent)):
-        return len(content.text)
-    if isinstance(content, FunctionCallContent):
-        return len(content.name) + len(_as_text(content.arguments))
-    if isinstance(content, FunctionResultContent):
-        return len(_as_text(content.result)) + len(content.error or "")
-    if isinstance(content, HostedToolCallContent):
-        return len(_as_text(content.arguments))
-    if isinstance(content, HostedToolResultContent):
-        return len(_as_text(content.result))
-    if isinstance(content, ErrorContent):
-        return len(content.message)
-    return 0
-
-
-def estimate_tokens(messages: Sequence[Message]) -> int:
-    """About four characters a token: text, reasoning, call arguments and results.
-
-    Binary data and URIs are not counted. Additive over messages, which makes
-    truncation decisions exact under this counter.
-    """
-    return sum(math.ceil(sum(_chars(c) for c in m.contents) / 4) for m in messages)
 
 
 def _check_budget(max_tokens: object) -> int:

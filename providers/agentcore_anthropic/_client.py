@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any, ClassVar, Literal, NoReturn, cast, overload
+from typing import Any, ClassVar, NoReturn, cast
 
 import anthropic
 import httpx2
@@ -23,6 +23,8 @@ from agentcore import (
 from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
     DEFAULT_READ_TIMEOUT,
+    GetResponseResult,
+    get_response_method,
     option_keys,
     own_client,
     refuse_sync_client,
@@ -178,31 +180,14 @@ class AnthropicChatClient:
             )
         return build_request(messages, options or {}, model=self.model, max_tokens=self.max_tokens)
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: AnthropicChatOptions[Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: AnthropicChatOptions[Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: AnthropicChatOptions[Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         """Send one request; ``stream=True`` returns a :class:`ResponseStream` at once.
 
         Content the API cannot take raises ``ValueError`` here, before anything

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from typing import Any, Literal, cast, overload
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Literal, cast
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -13,6 +13,8 @@ from typing_extensions import Self, TypeVar
 from agentcore import ChatOptions, ChatResponse, ChatResponseUpdate, Message, ResponseStream
 from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
+    GetResponseResult,
+    get_response_method,
     option_keys,
     response_update,
     warn_unknown_options,
@@ -100,31 +102,14 @@ class OpenAIChatClient:
         self._request_options = request_options(read_timeout)
         self.client = self._owned.client
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OpenAIChatOptions[Any] | Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OpenAIChatOptions[Any] | Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: OpenAIChatOptions[Any] | Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         """Send ``messages``; a whole response, or a stream of updates when ``stream``.
 
         Content or options the API cannot take raise ``ValueError`` here, before

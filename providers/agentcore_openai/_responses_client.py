@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from typing import Any, Literal, cast, overload
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Literal, cast
 
 import openai
 from openai.types.responses import Response
@@ -26,6 +26,8 @@ from agentcore import (
 )
 from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
+    GetResponseResult,
+    get_response_method,
     option_keys,
     response_update,
     warn_unknown_options,
@@ -168,31 +170,14 @@ class OpenAIResponsesClient:
             )
         return {**(options or {}), "store": False}
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
+    @get_response_method
     def get_response(
         self,
         messages: Sequence[Message],
         *,
         options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         """Send ``messages``; a whole response, or a stream of updates when ``stream``.
 
         Content or options the API cannot take raise ``ValueError`` here, before

@@ -36,13 +36,18 @@ async def run_agent(
     session: AgentSession | None = None,
     options: ChatOptions[Any] | None = None,
     tools: Sequence[Any] | None = None,
+    deps: Any = None,
 ) -> Outcome:
-    """Run ``agent`` once; a streaming run is read to the end and its updates must
-    fold into exactly the final response (the parsed ``value`` aside)."""
+    """Run ``agent`` once (with ``deps`` when given); a streaming run is read to the
+    end and its updates must fold into exactly the final response (the parsed
+    ``value`` aside)."""
+    given = {} if deps is None else {"deps": deps}
     if not stream:
-        response = await agent.run(messages, session=session, options=options, tools=tools)
+        response = await agent.run(messages, session=session, options=options, tools=tools, **given)
         return Outcome(response)
-    result = agent.run(messages, session=session, stream=True, options=options, tools=tools)
+    result = agent.run(
+        messages, session=session, stream=True, options=options, tools=tools, **given
+    )
     updates = tuple([update async for update in result])
     final = await result.get_final_response()
     assert attrs.evolve(final, value=None) == AgentResponse.from_updates(updates)

@@ -13,22 +13,10 @@ import ast
 from pathlib import Path
 
 import pytest
-from agentcore_contrib.rate_limit import (
-    _estimate_tokens,  # pyright: ignore[reportPrivateUsage]  # the copy kept equal to truncation's
-)
-from agentcore_contrib.truncation import estimate_tokens
+from agentcore_contrib import rate_limit, truncation
+from agentcore_contrib.guardrails import tokens as guardrail_tokens
 
-from agentcore import (
-    ErrorContent,
-    FunctionCallContent,
-    FunctionResultContent,
-    HostedToolCallContent,
-    HostedToolResultContent,
-    Message,
-    ReasoningContent,
-    TextContent,
-    UriContent,
-)
+from agentcore import tokens
 
 CONTRIB = Path(__file__).resolve().parents[2] / "middleware_contrib" / "agentcore_contrib"
 
@@ -98,18 +86,11 @@ def test_the_check_finds_imports_between_contrib_modules() -> None:
     assert forbidden(inner, "agentcore_contrib.guardrails") == ["line 2: agentcore_contrib"]
 
 
-def test_the_rate_limiter_estimates_tokens_as_truncation_does() -> None:
-    messages = [
-        Message("user", (TextContent("hello there, how are you"),)),
-        Message("assistant", (ReasoningContent("thinking about it"),)),
-        Message("assistant", (FunctionCallContent("c1", "lookup", {"q": "weather", "n": 3}),)),
-        Message("tool", (FunctionResultContent("c1", {"temp": 21.5}, error="partial"),)),
-        Message("assistant", (HostedToolCallContent("h1", "web_search", {"query": "x"}),)),
-        Message("tool", (HostedToolResultContent("h1", "web_search", ["a", "b"]),)),
-        Message("assistant", (ErrorContent("the service said no"),)),
-        Message("user", (UriContent("https://example.test/a.png", "image/png"),)),
-    ]
-    assert _estimate_tokens(messages) == estimate_tokens(messages)
-    for message in messages:
-        assert _estimate_tokens([message]) == estimate_tokens([message])
-    assert estimate_tokens(messages) > 0
+def test_truncation_guardrails_and_the_rate_limiter_share_the_kernels_estimate() -> None:
+    # One estimate, in the kernel: no contrib module keeps a copy of its own.
+    assert truncation.estimate_tokens is tokens.estimate_tokens
+    assert guardrail_tokens.estimate_tokens is tokens.estimate_tokens
+    assert truncation.ContentTruncator(10)._counter is tokens.estimate_tokens  # pyright: ignore[reportPrivateUsage]  # the default counter
+    assert truncation.HistoryTruncator(10)._counter is tokens.estimate_tokens  # pyright: ignore[reportPrivateUsage]  # the default counter
+    limiter = rate_limit.RateLimiter(tokens_per_minute=10)
+    assert limiter._count is tokens.estimate_tokens  # pyright: ignore[reportPrivateUsage]  # the default counter

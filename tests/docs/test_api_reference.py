@@ -86,3 +86,13 @@ def test_a_plain_class_shows_its_init_parameters(site: Path) -> None:
 
     for parameter in ("client", "instructions", "tools", "middleware", "history"):
         assert re.search(rf"\b{parameter}\b", shown), parameter
+
+
+def test_the_overview_lists_every_reference_page_of_the_navigation() -> None:
+    nav = set(
+        re.findall(r"^\s+- [^:]+: (reference/[\w-]+\.md)$", (ROOT / "mkdocs.yml").read_text(), re.M)
+    )
+    overview = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+
+    assert len(nav) >= 10
+    assert sorted(page for page in nav if f"({page})" not in overview) == []

@@ -1,4 +1,5 @@
-"""Proposed (needs agent.py change): the declined results are stored right after the calls."""
+"""Declined results (the user moved on without answering) are stored right after their
+calls, before the new message: the stored transcript stays in order."""
 
 import pytest
 

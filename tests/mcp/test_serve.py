@@ -3,8 +3,12 @@ in memory, over stdio, and over streamable HTTP bound to 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -149,3 +153,35 @@ async def test_served_over_streamable_http_on_loopback(served_url: str) -> None:
 
     assert names == {"shout", "helper"}
     assert texts(result) in (["Paris."], ["Rome."])
+
+
+def _port(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].split("/", 1)[0])
+
+
+def test_the_http_server_listens_on_loopback_only_by_default(served_url: str) -> None:
+    table = Path("/proc/net/tcp")
+    if not table.exists():
+        pytest.skip("listening addresses are read from Linux's /proc/net/tcp, absent here")
+    rows = [line.split() for line in table.read_text().splitlines()[1:]]
+    listening = {row[1] for row in rows if row[3] == "0A"}  # state 0A: LISTEN
+    port = f"{_port(served_url):04X}"
+
+    assert f"0100007F:{port}" in listening  # 127.0.0.1
+    assert f"00000000:{port}" not in listening  # not every interface
+
+
+def test_a_request_for_another_host_name_is_refused(served_url: str) -> None:
+    # DNS rebinding: a page on evil.example that resolves to 127.0.0.1 sends its own Host.
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    headers = {
+        "Host": "evil.example",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    request = urllib.request.Request(served_url, data=body, headers=headers, method="POST")
+
+    with pytest.raises(urllib.error.HTTPError) as raised:
+        urllib.request.urlopen(request, timeout=30)
+
+    assert raised.value.code == 421

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import inspect
-import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from agentcore import Message, TextContent
+from agentcore import Message
+from agentcore.tokens import count_tokens, estimate_tokens
 from agentcore_contrib.guardrails._base import GuardResult
 
 __all__ = ["MaxInputTokens", "TokenCounter", "estimate_tokens"]
@@ -15,27 +14,15 @@ __all__ = ["MaxInputTokens", "TokenCounter", "estimate_tokens"]
 TokenCounter: TypeAlias = Callable[[Sequence[Message]], "int | Awaitable[int]"]
 
 
-def estimate_tokens(messages: Sequence[Message], instructions: str | None = None) -> int:
-    """A rough count: four characters a token plus four tokens a message.
-
-    Good enough for a safety cap; give a real counter for exact limits.
-    """
-    characters = len(instructions or "")
-    for message in messages:
-        for content in message.contents:
-            if isinstance(content, TextContent):
-                characters += len(content.text)
-            else:
-                characters += len(repr(content))
-    return math.ceil(characters / 4) + 4 * len(messages)
-
-
 class MaxInputTokens:
     """Blocks a request over ``limit`` tokens before it is sent.
 
-    Counts with, in order: the chat client's own ``count_tokens`` (a
-    :class:`~agentcore.SupportsCountTokens` client), else ``counter``, else
-    :func:`estimate_tokens`. A counter that raises fails closed (``GuardrailError``).
+    Counts with :func:`agentcore.tokens.count_tokens`, in order: the chat client's
+    own ``count_tokens`` (a :class:`~agentcore.SupportsCountTokens` client), else
+    ``counter`` (over the messages, then the instructions), else the kernel's
+    :func:`~agentcore.tokens.estimate_tokens` (an image counts a fixed
+    ``IMAGE_TOKENS``, not its bytes). A counter that raises fails closed
+    (``GuardrailError``).
     """
 
     def __init__(
@@ -53,21 +40,7 @@ class MaxInputTokens:
         self, messages: Sequence[Message], *, client: object | None, options: Mapping[str, Any]
     ) -> int:
         """The token count of a request, by the first counter available."""
-        count_tokens = getattr(client, "count_tokens", None)
-        if callable(count_tokens):
-            counted: Any = count_tokens(messages, options=options)
-        elif self.counter is not None:
-            counted = self.counter(messages)
-        else:
-            instructions = options.get("instructions")
-            return estimate_tokens(
-                messages, instructions if isinstance(instructions, str) else None
-            )
-        if inspect.isawaitable(counted):
-            counted = await counted
-        if isinstance(counted, bool) or not isinstance(counted, int):
-            raise TypeError(f"the token counter returned {counted!r}, not an int")
-        return counted
+        return await count_tokens(messages, client=client, options=options, counter=self.counter)
 
     async def check_request(
         self, messages: Sequence[Message], *, client: object | None, options: Mapping[str, Any]

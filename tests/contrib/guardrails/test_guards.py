@@ -16,8 +16,9 @@ from agentcore_contrib.guardrails import (
 )
 from agentcore_contrib.guardrails._base import run_check, run_request_check
 
-from agentcore import Message
+from agentcore import DataContent, Message, TextContent
 from agentcore.testing import ScriptedChatClient
+from agentcore.tokens import IMAGE_TOKENS
 
 pytestmark = pytest.mark.anyio
 
@@ -79,7 +80,22 @@ async def test_max_input_tokens_uses_the_given_counter_without_a_client_counter(
 
 async def test_max_input_tokens_estimates_without_any_counter() -> None:
     guard = MaxInputTokens(10)
-    assert await guard.count([Message("user", "x" * 40)], client=None, options={}) == 14
+    assert await guard.count([Message("user", "x" * 40)], client=None, options={}) == 10
+    assert (
+        await guard.count(
+            [Message("user", "x" * 40)], client=None, options={"instructions": "y" * 8}
+        )
+        == 12
+    )
+
+
+async def test_an_image_under_max_input_tokens_counts_as_an_image_not_its_bytes() -> None:
+    # user-mistakes M60: a 100 KB image counted one token per byte and was blocked.
+    image = DataContent(b"\x89PNG" + bytes(100_000), "image/png")
+    messages = [Message("user", [TextContent("what is in this picture?"), image])]
+    guard = MaxInputTokens(8000)
+    assert await guard.count(messages, client=None, options={}) == IMAGE_TOKENS + 6
+    await run_request_check(guard, messages, client=None, options={}, stage="input")
 
 
 async def test_a_failing_counter_fails_closed() -> None:
