@@ -384,3 +384,20 @@ def test_m59_from_json_with_the_wrong_class_or_garbage() -> None:
         SerializationError, match=r"not an agentcore envelope: 'schema_version' is missing"
     ):
         from_json('{"a": 1}', AgentSession)
+
+
+async def test_m60_an_image_counts_a_fixed_amount_not_one_token_per_byte(stream: bool) -> None:
+    from agentcore_contrib.guardrails import ChatGuardrails, MaxInputTokens
+
+    from agentcore import DataContent, TextContent
+    from agentcore.tokens import IMAGE_TOKENS, estimate_tokens
+
+    image = DataContent(b"\x89PNG" + bytes(100_000), "image/png")  # a 100 KB image
+    question = Message("user", [TextContent("What is in this picture?"), image])
+    client = ScriptedChatClient([text("a cat")])
+    guardrails = ChatGuardrails(input=[MaxInputTokens(8_000)])  # as in the guardrails doc
+
+    response, _ = await run_agent(Agent(client, middleware=[guardrails]), question, stream=stream)
+
+    assert response.text == "a cat"  # not blocked as "100029 tokens"
+    assert IMAGE_TOKENS <= estimate_tokens([question]) < IMAGE_TOKENS + 50
