@@ -6,7 +6,10 @@ report as unused if the rejection ever stops. The functions are never called: th
 checkers are the test. Run-time halves live in ``tests/user_mistakes``.
 
 The rows about ``CallNext``, ``run(messages=...)``, ``middleware=`` and ``tools=`` (M12,
-M14-M17, M33, M48) are checked by helper ``types``' modules in this folder.
+M14-M17, M33, M48) have their static checks in ``test_static_mistakes.py`` (the
+snippets ``mistakes/m12_tools_not_a_list.py``, ``m14_sync_middleware.py``,
+``m15_middleware_without_call_next.py``, ``m16_middleware_class.py``,
+``m17_call_next_not_awaited.py`` and ``m33_m48_run_input.py``).
 """
 
 from __future__ import annotations

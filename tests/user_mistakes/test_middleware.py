@@ -63,8 +63,9 @@ def test_m16_a_middleware_class_instead_of_an_instance_is_refused() -> None:
 
 
 # M17: a middleware that calls call_next() without awaiting it. Statically, CallNext
-# returning a coroutine makes both checkers flag the bare call (helper `types`' checks
-# in tests/typing); at run time the run fails naming the middleware, in every scope.
+# returning a coroutine makes both checkers flag the bare call
+# (tests/typing/test_static_mistakes.py, mistakes/m17_call_next_not_awaited.py); at run
+# time the run fails naming the middleware, in every scope.
 
 
 async def _agent_forgets(context: AgentContext, call_next: CallNext) -> None:
