@@ -321,29 +321,38 @@ class PipelineCache:
 
 
 class _CallNext:
-    """One layer's ``call_next``: enters the next layer (or the final step) and keeps
-    the coroutine it made, so a run can tell afterwards whether it was awaited."""
+    """One layer's ``call_next``: enters the next layer and keeps the coroutine it
+    made, so a run can tell afterwards whether it was awaited."""
 
-    __slots__ = ("_context", "_inner", "_step", "coroutine")
+    __slots__ = ("_context", "_handler", "coroutine", "inner")
 
-    def __init__(self, step: Callable[..., Awaitable[None]], context: Any, inner: Any) -> None:
-        self._step = step
+    def __init__(self, handler: Handler, context: Any, inner: _CallNext | _CallFinal) -> None:
+        self._handler = handler
         self._context = context
-        self._inner = inner
+        self.inner = inner
         self.coroutine: Awaitable[None] | None = None
 
     def __call__(self) -> Awaitable[None]:
-        inner = self._inner
-        # Called directly, not through another coroutine: no extra frame per layer.
-        coroutine = self._step(self._context) if inner is None else self._step(self._context, inner)
-        self.coroutine = coroutine
+        # Returns the next layer's coroutine itself: no extra frame per layer.
+        self.coroutine = coroutine = self._handler(self._context, self.inner)
         return coroutine
 
 
-def _finished(coroutine: Awaitable[None] | None) -> bool:
-    # A coroutine that ran to its end has no frame left; an awaitable that is no
-    # coroutine cannot be inspected and is taken as finished.
-    return coroutine is not None and getattr(coroutine, "cr_frame", None) is None
+class _CallFinal:
+    """The innermost layer's ``call_next``: the operation itself (``final``)."""
+
+    __slots__ = ("_context", "_final", "coroutine")
+
+    inner = None
+
+    def __init__(self, final: Callable[[Any], Awaitable[None]], context: Any) -> None:
+        self._final = final
+        self._context = context
+        self.coroutine: Awaitable[None] | None = None
+
+    def __call__(self) -> Awaitable[None]:
+        self.coroutine = coroutine = self._final(self._context)
+        return coroutine
 
 
 def _name(handler: Handler) -> str:
@@ -353,12 +362,18 @@ def _name(handler: Handler) -> str:
     return str(getattr(handler, "__qualname__", handler))
 
 
-def _check_layers(handlers: tuple[Handler, ...], nexts: list[_CallNext], context: Any) -> None:
+def _check_layers(
+    handlers: tuple[Handler, ...], outermost: _CallNext | _CallFinal, context: Any
+) -> None:
     """After a chain whose final step did not run to its end: say which middleware
     called ``call_next()`` without awaiting it (a ``TypeError``), or warn about one that
     ended the chain without calling it and without setting ``context.result``."""
-    for handler, call_next in zip(handlers, nexts, strict=True):
+    call_next: _CallNext | _CallFinal | None = outermost
+    for handler in handlers:
+        if call_next is None:
+            return
         coroutine = call_next.coroutine
+        call_next = call_next.inner
         if coroutine is None:
             if context.result is None and not context.terminated:
                 import warnings
@@ -398,16 +413,17 @@ async def run_pipeline(
         await final(context)
         return
     # Each layer's call_next enters the next layer (the innermost's runs ``final``).
-    call_next = innermost = _CallNext(final, context, None)
-    nexts = [innermost]
-    for handler in reversed(handlers[1:]):
-        call_next = _CallNext(handler, context, call_next)
-        nexts.append(call_next)
-    nexts.reverse()
+    innermost = _CallFinal(final, context)
+    call_next: _CallNext | _CallFinal = innermost
+    for index in range(len(handlers) - 1, 0, -1):
+        call_next = _CallNext(handlers[index], context, call_next)
     try:
         await handlers[0](context, call_next)
     except MiddlewareTermination as termination:
         on_termination(context, termination)
         return
-    if not _finished(innermost.coroutine):
-        _check_layers(handlers, nexts, context)
+    coroutine = innermost.coroutine
+    # A coroutine that ran to its end has no frame left (an awaitable that is no
+    # coroutine cannot be inspected, and is taken as finished).
+    if coroutine is None or getattr(coroutine, "cr_frame", None) is not None:
+        _check_layers(handlers, call_next, context)
