@@ -166,8 +166,8 @@ class OwnedClient(Generic[ClientT]):
     def __init__(
         self, client: ClientT, *, owned: bool, close: Callable[[ClientT], Awaitable[object]]
     ) -> None:
-        self.client = client
-        self.owned = owned
+        self.client: ClientT = client
+        self.owned: bool = owned
         self._close = close
         self._closed = False
 

@@ -26,8 +26,10 @@ from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
 from agentcore._agent.agent import Agent
+from agentcore._agent.tool_providers import AgentTool
 from agentcore._loop.tool_calls import result_value
 from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
+from agentcore._seams import AgentInput
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import (
@@ -132,7 +134,7 @@ class DurableChatClient:
     ) -> None:
         self.client = client
         self.engine = engine
-        self.step_name = f"{name}.model"
+        self.step_name: str = f"{name}.model"
         self.policy = policy
 
     @overload
@@ -330,11 +332,11 @@ class _DurableAgent(Agent):
 
     def _context(
         self,
-        messages: Any,
+        messages: AgentInput | None,
         session: AgentSession | None,
         stream: bool,
         options: Mapping[str, Any] | None,
-        tools: Sequence[Any] | None,
+        tools: Sequence[AgentTool] | None,
     ) -> AgentContext:
         engine, name, policies = self._durable
         require_asyncio()
@@ -449,7 +451,7 @@ def _decode_decisions(value: JSON) -> list[Any]:
 async def run_until_answered(
     agent: Agent,
     engine: DurableEngine,
-    messages: Any = None,
+    messages: AgentInput | None = None,
     *,
     session: AgentSession,
     wait: float | None = None,

@@ -141,7 +141,10 @@ def checked_input(
     if not messages:
         return messages
     issued: set[str] | None = None  # the calls made before, gathered only if needed
+    tool_turns = False  # whether the input holds calls or tool messages
     for position, message in enumerate(messages):
+        if message.role == "tool":
+            tool_turns = True
         for content in message.contents:
             if isinstance(content, FunctionCallContent):
                 if message.role != "assistant":
@@ -151,6 +154,7 @@ def checked_input(
                         "assistant messages make calls: put it in Message('assistant', [...]) "
                         "or leave it out"
                     )
+                tool_turns = True
                 if issued is not None:
                     issued.add(content.call_id)
             elif isinstance(content, FunctionResultContent):
@@ -168,7 +172,9 @@ def checked_input(
                         f"{content.call_id!r}, which no earlier message of this conversation "
                         "made; pass the session that holds the call, or leave the result out"
                     )
-    return messages if paused else _owed_results_first(history, messages)
+    if paused:
+        return messages
+    return _owed_results_first(history, messages, tool_turns)
 
 
 def _calls_before(
@@ -183,16 +189,25 @@ def _calls_before(
     }
 
 
-def _owed_results_first(history: Sequence[Message], messages: list[Message]) -> list[Message]:
+def _owed_results_first(
+    history: Sequence[Message], messages: list[Message], tool_turns: bool
+) -> list[Message]:
     """The input with results for the calls that end ``history`` moved to its front
-    (an error result for each call the input does not answer)."""
+    (an error result for each call the input does not answer).
+
+    ``tool_turns`` says the input holds calls or tool messages. Without them, and
+    with no calls ending the history, there is nothing to move or answer: the usual
+    run (a user message after a finished turn) returns here.
+    """
     start = len(history)
     while start > 0 and history[start - 1].role == "tool":
         start -= 1
     ends_with_calls = start > 0 and any(
         isinstance(c, FunctionCallContent) for c in history[start - 1].contents
     )
-    tail = list(history[start - 1 :]) if ends_with_calls else []
+    tail = history[start - 1 :] if ends_with_calls else ()
+    if not tail and not tool_turns:
+        return messages
     transcript = [*tail, *messages]
     repair_history(transcript)
     if len(transcript) < len(tail) or any(

@@ -43,6 +43,7 @@ from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore._types.usage import Usage
 from agentcore.middleware._pipeline import Pipelines, middleware_list
+from agentcore.middleware._shapes import LoopMiddleware
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class ToolLoop:
         client: SupportsGetResponse[Any],
         *,
         config: FunctionInvocationConfiguration | None = None,
-        middleware: Sequence[object] = (),
+        middleware: Sequence[LoopMiddleware] = (),
     ) -> None:
         if not callable(getattr(client, "get_response", None)):
             raise TypeError(
@@ -97,7 +98,7 @@ class ToolLoop:
                 "agent middleware cannot run inside a ToolLoop; give it to an Agent instead"
             )
         self.client = client
-        self.config = (
+        self.config: FunctionInvocationConfiguration = (
             DEFAULT_CONFIGURATION if config is None else as_configuration(config, "config")
         )
         self.pipelines = pipelines
@@ -191,12 +192,14 @@ async def run_tool_loop(state: LoopState) -> AsyncGenerator[ChatResponseUpdate |
                 yield ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
             return
         calls, outcomes, left_to_caller = resumed
-        updates, done = _finish_batch(state, calls, outcomes, resumed_from=state.pending.calls)
+        updates, done, errored = _finish_batch(
+            state, calls, outcomes, resumed_from=state.pending.calls
+        )
         for update in updates:
             yield update
         if done or left_to_caller:
             return
-        error_batches = 1 if any(o.errored for o in outcomes) else 0
+        error_batches = 1 if errored else 0
     repair_history(state.transcript)
 
     # Worked out once per loop, not per turn.
@@ -283,12 +286,12 @@ async def run_tool_loop(state: LoopState) -> AsyncGenerator[ChatResponseUpdate |
                 return
 
         outcomes = await run_batch(state, calls)
-        updates, done = _finish_batch(state, calls, outcomes, resumed_from=None)
+        updates, done, errored = _finish_batch(state, calls, outcomes, resumed_from=None)
         for update in updates:
             yield update
         if done or required or declared_only:
             return
-        error_batches = error_batches + 1 if any(o.errored for o in outcomes) else 0
+        error_batches = error_batches + 1 if errored else 0
 
 
 def _finish_batch(
@@ -297,21 +300,27 @@ def _finish_batch(
     outcomes: list[Outcome],
     *,
     resumed_from: list[FunctionCallContent] | None,
-) -> tuple[list[ChatResponseUpdate], bool]:
+) -> tuple[list[ChatResponseUpdate], bool, bool]:
     """What follows a batch of tool calls, run fresh or on resume (``resumed_from``: the
     calls of the paused turn): pause for input, record the results, answer directly,
     note a termination.
 
-    Returns the updates to stream (none unless streaming) and whether the loop ends.
+    Returns the updates to stream (none unless streaming), whether the loop ends and
+    whether a call failed.
     """
     updates: list[ChatResponseUpdate] = []
     stream = state.stream
-    if any(o.prompt is not None for o in outcomes):
+    prompted = errored = terminated = False
+    for outcome in outcomes:  # one pass: a batch is usually one to a few calls
+        prompted = prompted or outcome.prompt is not None
+        errored = errored or outcome.errored
+        terminated = terminated or outcome.terminated
+    if prompted:
         turn = calls if resumed_from is None else resumed_from
         requests = pause_for_input(state, turn, calls, outcomes, resumed=resumed_from is not None)
         if stream:
             updates.append(ChatResponseUpdate(contents=tuple(requests), role="assistant"))
-        return updates, True
+        return updates, True, errored
     tool_message = Message("tool", tuple([o.content for o in outcomes]))
     if resumed_from is None:
         state.transcript.append(tool_message)
@@ -324,16 +333,20 @@ def _finish_batch(
         extra = _take_extra_usage(state)
         tail = (UsageContent(extra),) if extra is not None else ()
         updates.append(ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool"))
-    direct = _return_directly_answer(state, calls, outcomes)
+    direct = (
+        _return_directly_answer(state, calls, outcomes)
+        if state.return_directly or state.direct_tools
+        else None
+    )
     if direct is not None:
         answer = Message("assistant", (TextContent(direct),))
         state.transcript.append(answer)
         state.produced.append(answer)
         if stream:
             updates.append(ChatResponseUpdate(contents=answer.contents, role="assistant"))
-        return updates, True
-    state.terminated = any(o.terminated for o in outcomes)
-    return updates, state.terminated
+        return updates, True, errored
+    state.terminated = terminated
+    return updates, terminated, errored
 
 
 def _take_extra_usage(state: LoopState) -> Usage | None:

@@ -50,19 +50,27 @@ class ToolIndex:
     """The function tools among a list of tools, by name, and those that always ask
     for approval. Read-only once built, so an agent builds it once for its tools."""
 
-    __slots__ = ("always_ask", "function_tools")
+    __slots__ = ("always_ask", "direct_tools", "function_tools")
 
     def __init__(self, tools: Sequence[Any]) -> None:
         function_tools: dict[str, SupportsToolCall] = {}
         always_ask: set[str] = set()
+        direct: set[str] = set()
         for item in tools:
             name = getattr(item, "name", None)
             if name is not None and hasattr(item, "parse_arguments"):
                 function_tools[name] = item
                 if item.approval_mode == "always_require":
                     always_ask.add(name)
+                if item.return_directly:
+                    direct.add(name)
         self.function_tools: Mapping[str, SupportsToolCall] = function_tools
         self.always_ask: frozenset[str] = frozenset(always_ask) if always_ask else NO_NAMES
+        # The tools whose result is the run's answer (none, usually: the check is skipped).
+        self.direct_tools: frozenset[str] = frozenset(direct) if direct else NO_NAMES
+
+
+_NO_TOOLS = ToolIndex(())
 
 
 class LoopState:
@@ -77,6 +85,7 @@ class LoopState:
         "decisions",
         "decline_pending",
         "direct_tool",
+        "direct_tools",
         "extra_streamed",
         "function_tools",
         "invocations",
@@ -141,6 +150,7 @@ class LoopState:
         self.invocations: dict[str, int] | None = None
         self.function_tools: Mapping[str, SupportsToolCall]
         self.always_ask: frozenset[str]
+        self.direct_tools: frozenset[str]
         # The options and messages are this loop's own from here on (``own_options``
         # says the caller handed over fresh ones, so they are not copied twice).
         self.options = self._split_tools(
@@ -154,9 +164,10 @@ class LoopState:
     ) -> dict[str, Any]:
         tools = options.get("tools")
         if index is None:
-            index = ToolIndex(tools or ())
+            index = ToolIndex(tools) if tools else _NO_TOOLS
         self.function_tools = index.function_tools
         self.always_ask = index.always_ask
+        self.direct_tools = index.direct_tools
         additional = self.config.additional_tools
         if options.get("tool_choice") == "none":
             options.pop("tools", None)

@@ -89,7 +89,7 @@ class SqliteHistoryStore:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
+        self.path: str = str(path)
         if self.path != ":memory:" and not self.path.startswith("file:"):
             import os
 

@@ -17,17 +17,13 @@ from __future__ import annotations
 import inspect
 import typing
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, Literal, TypeAlias, TypeVar
 
 from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
+from agentcore.middleware._shapes import CallNext
 
 __all__ = [
-    "AgentMiddlewareFunction",
-    "CallNext",
-    "ChatMiddlewareFunction",
-    "FunctionMiddlewareFunction",
-    "Middleware",
     "MiddlewareTermination",
     "Scope",
     "agent_middleware",
@@ -37,18 +33,8 @@ __all__ = [
 ]
 
 Scope: TypeAlias = Literal["agent", "chat", "function"]
-CallNext: TypeAlias = Callable[[], Awaitable[None]]
-AgentMiddlewareFunction: TypeAlias = Callable[[AgentContext, CallNext], Awaitable[None]]
-ChatMiddlewareFunction: TypeAlias = Callable[[ChatContext, CallNext], Awaitable[None]]
-FunctionMiddlewareFunction: TypeAlias = Callable[
-    [FunctionInvocationContext, CallNext], Awaitable[None]
-]
-Middleware: TypeAlias = (
-    AgentMiddlewareFunction | ChatMiddlewareFunction | FunctionMiddlewareFunction | object
-)
-"""A middleware of any scope: a function, or an object with a ``process`` method."""
 
-Handler = Callable[[Any, CallNext], Awaitable[None]]
+Handler: TypeAlias = Callable[[Any, CallNext], Coroutine[Any, Any, None]]
 
 _SCOPE_ATTR = "__agentcore_middleware_scope__"
 _UNSET: Any = object()
@@ -267,9 +253,9 @@ class Pipelines:
         chat: tuple[Handler, ...] = (),
         function: tuple[Handler, ...] = (),
     ) -> None:
-        self.agent = agent
-        self.chat = chat
-        self.function = function
+        self.agent: tuple[Handler, ...] = agent
+        self.chat: tuple[Handler, ...] = chat
+        self.function: tuple[Handler, ...] = function
 
     @classmethod
     def build(cls, middleware: Iterable[object]) -> Pipelines:
@@ -330,9 +316,9 @@ class _CallNext:
         self._handler = handler
         self._context = context
         self.inner = inner
-        self.coroutine: Awaitable[None] | None = None
+        self.coroutine: Coroutine[Any, Any, None] | None = None
 
-    def __call__(self) -> Awaitable[None]:
+    def __call__(self) -> Coroutine[Any, Any, None]:
         # Returns the next layer's coroutine itself: no extra frame per layer.
         self.coroutine = coroutine = self._handler(self._context, self.inner)
         return coroutine
@@ -345,12 +331,12 @@ class _CallFinal:
 
     inner = None
 
-    def __init__(self, final: Callable[[Any], Awaitable[None]], context: Any) -> None:
+    def __init__(self, final: Callable[[Any], Coroutine[Any, Any, None]], context: Any) -> None:
         self._final = final
         self._context = context
-        self.coroutine: Awaitable[None] | None = None
+        self.coroutine: Coroutine[Any, Any, None] | None = None
 
-    def __call__(self) -> Awaitable[None]:
+    def __call__(self) -> Coroutine[Any, Any, None]:
         self.coroutine = coroutine = self._final(self._context)
         return coroutine
 
@@ -400,7 +386,7 @@ def _check_layers(
 async def run_pipeline(
     handlers: tuple[Handler, ...],
     context: Any,
-    final: Callable[[Any], Awaitable[None]],
+    final: Callable[[Any], Coroutine[Any, Any, None]],
     on_termination: Callable[[Any, MiddlewareTermination], None],
 ) -> None:
     """Run ``handlers`` around ``final``; a termination ends the chain here.

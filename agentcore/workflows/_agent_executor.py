@@ -64,9 +64,9 @@ class AgentExecutor:
     after a triage agent), ``"last"`` (only its answer), or a function of the turn.
     """
 
-    input_types = (str, Message, Sequence[Message], AgentTurn)
-    output_types = (AgentTurn,)
-    yield_types = (AgentResponse,)
+    input_types: tuple[Any, ...] = (str, Message, Sequence[Message], AgentTurn)
+    output_types: tuple[Any, ...] = (AgentTurn,)
+    yield_types: tuple[Any, ...] = (AgentResponse,)
 
     def __init__(
         self, agent: SupportsAgentRun, *, id: str | None = None, context: ContextMode = "full"

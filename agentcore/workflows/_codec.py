@@ -21,7 +21,15 @@ from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowRespons
 from agentcore.workflows._typeexpr import members, runtime_class
 from agentcore.workflows.errors import CheckpointError, WorkflowBuildError
 
-__all__ = ["FAN_IN_KEY", "TypeRegistry", "decode_state", "encode_state", "type_key"]
+__all__ = [
+    "FAN_IN_KEY",
+    "TypeRegistry",
+    "decode_pending_write",
+    "decode_state",
+    "encode_pending_write",
+    "encode_state",
+    "type_key",
+]
 
 FAN_IN_KEY = "agentcore.workflows:fan_in"
 """The key of a fired fan-in's tuple (each item is stored with its own key)."""
@@ -284,6 +292,27 @@ def _decode_finished(registry: TypeRegistry, data: Mapping[str, Any]) -> tuple[i
         events,
     )
     return int(data["ordinal"]), done
+
+
+def encode_pending_write(registry: TypeRegistry, ordinal: int, done: Finished) -> str | None:
+    """One finished invocation's effects as JSON text (``None`` when something in them
+    has no stored type: that invocation simply runs again on resume)."""
+    try:
+        item = _encode_finished(registry, ordinal, done)
+    except CheckpointError:
+        return None
+    return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def decode_pending_write(registry: TypeRegistry, payload: str) -> tuple[int, Finished]:
+    """What :func:`encode_pending_write` wrote (``CheckpointError`` when it cannot be
+    read with this definition's types)."""
+    try:
+        return _decode_finished(registry, json.loads(payload))
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"a pending write is malformed: {exc!r}") from exc
 
 
 def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:

@@ -11,9 +11,10 @@ import anyio
 
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
+from agentcore.workflows._durability import RunFailure
 from agentcore.workflows._events import ExecutorEvent, WorkflowEvent
 from agentcore.workflows._result import WorkflowRunResult
-from agentcore.workflows._runner import RunFailure, Runner
+from agentcore.workflows._runner import Runner
 
 __all__ = ["drive", "final_of", "open_live", "step_once", "stream_source"]
 

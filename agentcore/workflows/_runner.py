@@ -11,18 +11,24 @@ decision), fan-in groups. Nothing depends on which task finished first.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
 import anyio
-import attrs
 
 from agentcore._concurrency import gather_in_order
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
-from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
+from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._durability import (
+    RunFailure,
+    checkpoint_of,
+    convergence_failure,
+    executor_failure,
+    save,
+    save_pending_write,
+)
 from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
     DeliveryRecord,
@@ -30,7 +36,6 @@ from agentcore.workflows._events import (
     ErrorInfo,
     ExecutorCompleted,
     ExecutorEvent,
-    ExecutorFailed,
     ExecutorInvoked,
     ExecutorReplayed,
     IntermediateOutput,
@@ -47,41 +52,19 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import Graph, Node
-from agentcore.workflows._replay import finished_of, replayed_context
+from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import (
-    ExecutorFailedError,
-    ExecutorTimeoutError,
-    WorkflowConvergenceError,
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import CheckpointStore
+from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
 
 __all__ = ["Runner"]
 
 _log = logging.getLogger("agentcore.workflows.observers")
-
-
-class RunFailure(Exception):
-    """A run ended with an error: the events to report first, then ``error``."""
-
-    def __init__(
-        self,
-        events: list[WorkflowEvent],
-        error: BaseException,
-        checkpoint: WorkflowCheckpoint | None,
-    ) -> None:
-        super().__init__(str(error))
-        self.events = events
-        self.error = error
-        self.checkpoint = checkpoint
-
-
-def new_checkpoint_id(superstep: int) -> str:
-    return f"ck_{superstep:06d}_{os.urandom(3).hex()}"
 
 
 class Runner:
@@ -90,6 +73,7 @@ class Runner:
     __slots__ = (
         "_delivery_hooks",
         "_done",
+        "_pending_writes",
         "_replayed",
         "_steps",
         "events",
@@ -140,6 +124,9 @@ class Runner:
         """The current superstep's contexts (``None`` slots: not finished), so a failed
         or cancelled checkpoint can keep what finished as pending writes."""
         self._replayed: set[int] = set()
+        self._pending_writes: tuple[SupportsPendingWrites, str] | None = None
+        """Where the current superstep's finished invocations are saved as they finish:
+        the store and the checkpoint the superstep started from."""
         self.live: Callable[[ExecutorEvent], Awaitable[None]] | None = None
         """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
@@ -160,22 +147,7 @@ class Runner:
         """Run one superstep and commit it; on failure raise :class:`RunFailure`."""
         state = self.state
         if self._steps >= self.max_supersteps:
-            pending: dict[str, int] = {}
-            for env in state.inbox:
-                pending[env.target] = pending.get(env.target, 0) + 1
-            checkpoint = self.checkpoint("failed")
-            error = WorkflowConvergenceError(
-                run_id=state.run_id,
-                superstep=state.superstep,
-                max_supersteps=self.max_supersteps,
-                pending=pending,
-                checkpoint=checkpoint,
-            )
-            raise RunFailure(
-                [RunFailed(state.run_id, ErrorInfo.of(error), checkpoint.checkpoint_id)],
-                error,
-                checkpoint,
-            )
+            raise convergence_failure(state, self.max_supersteps, self.checkpoint("failed"))
         self._steps += 1
         superstep = state.superstep + 1
         nodes = self.graph.nodes
@@ -227,44 +199,13 @@ class Runner:
 
     async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
         """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
-        if self.store is None or checkpoint is None:
-            return
-        record = CheckpointRecord.of(checkpoint)
-        with anyio.CancelScope(shield=True):
-            await self.store.save(record)
+        await save(self.store, checkpoint)
 
     def _failure(
         self, executor_id: str, ordinal: int, superstep: int, error: BaseException
     ) -> RunFailure:
-        state = self.state
-        checkpoint = self.checkpoint("failed")
-        info = ErrorInfo.of(error, executor_id)
-        if isinstance(error, TimeoutError):
-            wrapped: ExecutorFailedError = ExecutorTimeoutError(
-                f"{executor_id!r} timed out in superstep {superstep}",
-                executor_id=executor_id,
-                run_id=state.run_id,
-                superstep=superstep,
-                checkpoint=checkpoint,
-            )
-        else:
-            wrapped = ExecutorFailedError(
-                f"{executor_id!r} failed in superstep {superstep}: {type(error).__name__}: {error}",
-                executor_id=executor_id,
-                run_id=state.run_id,
-                superstep=superstep,
-                checkpoint=checkpoint,
-            )
-        wrapped.__cause__ = error
-        return RunFailure(
-            [
-                ExecutorFailed(executor_id, superstep, ordinal, info),
-                SuperstepAborted(superstep, "failed"),
-                RunFailed(state.run_id, info, checkpoint.checkpoint_id),
-            ],
-            wrapped,
-            checkpoint,
-        )
+        run_id, checkpoint = self.state.run_id, self.checkpoint("failed")
+        return executor_failure(run_id, executor_id, ordinal, superstep, error, checkpoint)
 
     async def finish(self) -> WorkflowRunResult[Any]:
         """The result of a call that ran out of messages: paused or completed. The
@@ -293,29 +234,9 @@ class Runner:
         return self.result
 
     def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
-        state = self.state
-        frozen = state.freeze()
-        done = self._done
-        if done is not None and status in ("failed", "cancelled"):
-            finished = dict(state.finished)
-            inbox = state.inbox
-            for ctx in done:
-                if ctx is not None:
-                    finished[ctx.ordinal] = finished_of(ctx, inbox[ctx.ordinal].key)
-            frozen = attrs.evolve(frozen, finished=finished)
-        graph = self.graph
-        checkpoint = WorkflowCheckpoint(
-            state.run_id,
-            new_checkpoint_id(state.superstep),
-            self.parent_id,
-            state.superstep,
-            status,
-            graph.name,
-            tuple(e.request for e in frozen.pending.values()),
-            graph.version,
-            state=frozen,
-            registry=graph.registry,
-        )
+        """The run's checkpoint now (a failed or cancelled one keeps what finished of the
+        current superstep as pending writes); the next one is its child."""
+        checkpoint = checkpoint_of(self.state, self.graph, self.parent_id, status, self._done)
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
 
@@ -331,6 +252,12 @@ class Runner:
             node = nodes[env.target]
             await self._invoke(node, env, 0, superstep, states.get(node.id), contexts)
             return
+        store: object = self.store  # a CheckpointStore that may also keep pending writes
+        parent = self.parent_id
+        if isinstance(store, SupportsPendingWrites) and parent is not None:
+            # with several invocations, one may finish long before another: save each
+            # as it finishes (a lone invocation's barrier checkpoint follows at once)
+            self._pending_writes = (store, parent)
         jobs: list[Callable[[], Awaitable[Any]]] = []
         start = 0
         for i in range(1, len(inbox) + 1):
@@ -344,7 +271,10 @@ class Runner:
                 else:
                     jobs.append(partial(self._lane, node, inbox, start, i, superstep, contexts))
                 start = i
-        await gather_in_order(jobs, limit=self.max_concurrency)
+        try:
+            await gather_in_order(jobs, limit=self.max_concurrency)
+        finally:
+            self._pending_writes = None
 
     async def _lane(
         self,
@@ -470,6 +400,9 @@ class Runner:
                 attempt += 1
                 continue
             contexts[ordinal] = ctx
+            if self._pending_writes is not None:
+                store, parent = self._pending_writes
+                await save_pending_write(store, self.graph, self.state.run_id, parent, ctx, env.key)
             return ctx
 
     # -- the barrier ---------------------------------------------------------------------
@@ -486,11 +419,7 @@ class Runner:
         appended: dict[str, list[Buffered]] = {}
         delivered = dropped = 0
         try:
-            shared = (
-                merge_shared(contexts, graph, state.shared)
-                if any(ctx._shared is not None for ctx in contexts)
-                else None
-            )
+            shared = merge_shared(contexts, graph, state.shared)
             for ctx in contexts:
                 node = nodes[ctx.executor_id]
                 sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
@@ -555,7 +484,11 @@ class Runner:
             for ctx in contexts:
                 for n, (request, context) in enumerate(ctx._requests):
                     new_requests.append(PendingEntry(request, (superstep, ctx.ordinal, n), context))
-            buffers = {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
+            buffers = (
+                {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
+                if appended
+                else {}
+            )
             if graph.fan_ins:
                 fire_fan_ins(
                     graph,

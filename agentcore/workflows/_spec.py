@@ -76,6 +76,7 @@ class HandlerSpec:
     returns_send: bool
     _send_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
     _yield_cache: dict[type[Any], bool] = attrs.field(factory=dict, repr=False, eq=False)
+    _input_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
 
     def sent_type(self, message: object) -> Any | None:
         """The declared send type ``message`` matches (``None``: not declared)."""
@@ -106,7 +107,14 @@ class HandlerSpec:
 
     def declared_input(self, message: object) -> Any:
         """The input type ``message`` is accepted as (its class when none matches)."""
-        return next((tp for tp in self.inputs if matches(message, tp)), type(message))
+        cls = type(message)
+        known = self._input_cache.get(cls)
+        if known is not None:
+            return known
+        found = next((tp for tp in self.inputs if matches(message, tp)), cls)
+        if not any(_value_dependent(tp) for tp in self.inputs):
+            self._input_cache[cls] = found  # a pure cache: the answer depends only on cls
+        return found
 
     def describe_sends(self) -> str:
         return " | ".join(describe(t) for t in self.sends) or "nothing"
@@ -320,7 +328,15 @@ class _Read:
     """What one function body declares, read once, with the per-class answers about
     its sends and yields that every handler read from it shares."""
 
-    __slots__ = ("inputs", "send_cache", "sends", "takes_ctx", "yield_cache", "yields")
+    __slots__ = (
+        "input_cache",
+        "inputs",
+        "send_cache",
+        "sends",
+        "takes_ctx",
+        "yield_cache",
+        "yields",
+    )
 
     def __init__(
         self,
@@ -335,6 +351,7 @@ class _Read:
         self.takes_ctx = takes_ctx
         self.send_cache: dict[type[Any], Any] = {}
         self.yield_cache: dict[type[Any], bool] = {}
+        self.input_cache: dict[type[Any], Any] = {}
 
     def spec(self, name: str, call: Call, returns_send: bool) -> HandlerSpec:
         return HandlerSpec(
@@ -346,6 +363,7 @@ class _Read:
             returns_send,
             self.send_cache,
             self.yield_cache,
+            self.input_cache,
         )
 
 

@@ -33,9 +33,12 @@ class SubWorkflowExecutor:
         self._workflow = workflow
         self._id = id
         asks = workflow.asks_outside
-        self.input_types = (*workflow.input_types, SubWorkflowResponse)
-        self.output_types = (*workflow.output_types, *((SubWorkflowRequest,) if asks else ()))
-        self.yield_types = ()
+        self.input_types: tuple[Any, ...] = (*workflow.input_types, SubWorkflowResponse)
+        self.output_types: tuple[Any, ...] = (
+            *workflow.output_types,
+            *((SubWorkflowRequest,) if asks else ()),
+        )
+        self.yield_types: tuple[Any, ...] = ()
 
     @property
     def id(self) -> str:

@@ -19,6 +19,7 @@ from agentcore import (
     durable,
 )
 from agentcore.durable import JSON, StepPolicy, StepSlot
+from agentcore.protocols import AgentInput
 
 __all__ = [
     "DBOSEngine",
@@ -145,7 +146,7 @@ def dbos_agent(
 
 async def run_until_answered(
     agent: Agent,
-    messages: Any = None,
+    messages: AgentInput | None = None,
     *,
     session: AgentSession,
     wait: float | None = None,

@@ -156,7 +156,7 @@ class AnthropicChatClient:
         self._request_options: dict[str, Any] = (
             {"timeout": timeout} if read_timeout is not None else {}
         )
-        self.client = self._owned.client
+        self.client: anthropic.AsyncAnthropic = self._owned.client
 
     async def aclose(self) -> None:
         """Close the SDK client if this adapter created it (a given one stays open)."""

@@ -100,7 +100,7 @@ class OpenAIChatClient:
             read_timeout=read_timeout,
         )
         self._request_options = request_options(read_timeout)
-        self.client = self._owned.client
+        self.client: openai.AsyncOpenAI = self._owned.client
 
     @get_response_method
     def get_response(

@@ -142,7 +142,7 @@ class OpenAIResponsesClient:
             read_timeout=read_timeout,
         )
         self._request_options = request_options(read_timeout)
-        self.client = self._owned.client
+        self.client: openai.AsyncOpenAI = self._owned.client
 
     def _options(
         self, options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None

@@ -390,7 +390,7 @@ class Order:
 
 async def test_structured_output_is_parsed_the_same_from_the_recorded_response() -> None:
     journal = Journal()
-    answers: list[Order] = []
+    answers: list[Order | None] = []
     for _ in range(2):  # the run, then its replay
         client = ScriptedChatClient(['{"item": "tea", "quantity": 2}'])
         agent = durable_agent(Agent(client, name="orders"), JournalEngine(journal))

@@ -18,7 +18,7 @@ from agentcore import (
     InMemoryHistoryStore,
     MiddlewareTermination,
 )
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from agentcore.testing import ScriptedChatClient
 
 from .harness import run_agent, text
@@ -48,7 +48,7 @@ def expected_warning(middleware: object) -> Iterator[None]:
 
 @pytest.mark.parametrize("middleware", [skip, stop], ids=["no call_next", "termination"])
 async def test_a_run_ended_without_a_result_is_an_empty_response(
-    stream: bool, middleware: object
+    stream: bool, middleware: Middleware
 ) -> None:
     client = ScriptedChatClient([text("never")])
     history = InMemoryHistoryStore()
@@ -66,7 +66,7 @@ async def test_a_run_ended_without_a_result_is_an_empty_response(
 
 @pytest.mark.parametrize("middleware", [skip, stop], ids=["no call_next", "termination"])
 async def test_the_same_run_per_call_middleware_also_ends_empty(
-    stream: bool, middleware: object
+    stream: bool, middleware: Middleware
 ) -> None:
     client = ScriptedChatClient([text("never")])
     agent = Agent(client, name="bot")

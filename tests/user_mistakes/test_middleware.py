@@ -37,18 +37,22 @@ def test_m14_a_sync_function_as_middleware_is_refused_at_construction() -> None:
     def sync(context: AgentContext, call_next: CallNext) -> None:
         pass
 
+    # Through Any: both checkers reject this line (tests/typing/test_static_mistakes.py).
+    mistake: Any = sync
     with pytest.raises(TypeError, match=r"is not a middleware: give .*async def"):
-        Agent(ScriptedChatClient([]), middleware=[sync])
+        Agent(ScriptedChatClient([]), middleware=[mistake])
 
 
 def test_m15_a_middleware_without_call_next_is_refused_at_construction() -> None:
     async def no_next(context: AgentContext) -> None:
         pass
 
+    # Through Any: both checkers reject this line (tests/typing/test_static_mistakes.py).
+    mistake: Any = no_next
     with pytest.raises(
         TypeError, match=r"no_next.* needs a call_next parameter.*take \(context, call_next\)"
     ):
-        Agent(ScriptedChatClient([]), middleware=[no_next])
+        Agent(ScriptedChatClient([]), middleware=[mistake])
 
 
 def test_m16_a_middleware_class_instead_of_an_instance_is_refused() -> None:
@@ -56,10 +60,12 @@ def test_m16_a_middleware_class_instead_of_an_instance_is_refused() -> None:
         async def process(self, context: AgentContext, call_next: CallNext) -> None:
             await call_next()
 
+    # Through Any: both checkers reject this line (tests/typing/test_static_mistakes.py).
+    mistake: Any = Logging
     with pytest.raises(
         TypeError, match=r"Logging is a class; pass an instance .*\(.*Logging\(\)\)"
     ):
-        Agent(ScriptedChatClient([]), middleware=[Logging])
+        Agent(ScriptedChatClient([]), middleware=[mistake])
 
 
 # M17: a middleware that calls call_next() without awaiting it. Statically, CallNext
