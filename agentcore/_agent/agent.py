@@ -81,10 +81,7 @@ class Agent(Generic[DepsT]):
         deps_type: type[DepsT] | None = None,
     ) -> None:
         if not isinstance(client, SupportsGetResponse):
-            raise TypeError(
-                f"Agent needs a chat client with a get_response(messages, *, options, stream) "
-                f"method, got {client!r}"
-            )
+            raise TypeError(_not_a_client(client))
         if instructions is not None and not isinstance(instructions, str):
             raise TypeError(f"instructions must be a str, got {type(instructions).__name__}")
         for provider in context_providers:
@@ -451,3 +448,27 @@ def _is_instance(value: object, cls: type[Any]) -> bool:
         return isinstance(value, cls)
     except TypeError:  # a class isinstance cannot check (a Protocol, say): trust the types
         return True
+
+
+def _not_a_client(client: object) -> str:
+    """Why ``client`` is no chat client, and what to pass instead."""
+    problem = (
+        "Agent needs a chat client with a get_response(messages, *, options, stream) "
+        f"method, got {client!r}"
+    )
+    if isinstance(client, str):
+        return (
+            f"{problem}: a model name is not enough; pass an adapter built with it, for "
+            f"example OpenAIChatClient({client.rpartition(':')[2]!r}) from agentcore_openai"
+        )
+    package = type(client).__module__.split(".")[0]
+    adapters = {
+        "openai": "agentcore_openai.OpenAIChatClient",
+        "anthropic": "agentcore_anthropic.AnthropicChatClient",
+    }
+    if package in adapters:
+        return (
+            f"{problem}: that is the {package} SDK's own client; wrap it in an adapter: "
+            f"{adapters[package]}(model, client=...)"
+        )
+    return problem

@@ -367,5 +367,6 @@ def _return_directly_answer(
         if tool is None or outcome.errored:
             continue
         if tool.return_directly or call.name in state.return_directly:
+            state.direct_tool = call.name
             return tool_result_text(outcome.content.result)
     return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Generic, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 import attrs
 from typing_extensions import TypeVar
@@ -146,6 +146,16 @@ class AgentResponse(Generic[ValueT]):
     value: ValueT | None = attrs.field(default=None)
     events: tuple[CustomEvent, ...] = attrs.field(default=(), converter=_to_events)
     additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
+
+    if not TYPE_CHECKING:
+        # Hidden from type checkers, which flag `async for` over a response already;
+        # at run time the mistake gets a message that says what to do.
+        def __aiter__(self) -> None:
+            raise TypeError(
+                "an AgentResponse is a whole answer, not a stream, so `async for` cannot read "
+                "it; to read updates as they come, pass stream=True and iterate the run "
+                "without awaiting it: `async for update in agent.run(..., stream=True)`"
+            )
 
     @property
     def text(self) -> str:

@@ -548,5 +548,12 @@ def read_executor(
         handlers.append(
             _handler_spec(handle, owner, _declared_types(obj, handle), returns_send=False)
         )
+    forwarded = getattr(obj, "forwarded_pairs", ())
+    if forwarded:  # a sub-workflow node answering its child's requests for the caller
+        node: Any = obj
+        answer: Callable[..., Any] = node.answer_child
+        for request, response, sends in forwarded:
+            explicit = Explicit(request=request, response=response, output=sends)
+            responses.append(_response_spec(answer, owner, explicit))
     _duplicates(owner, handlers, responses)
     return ExecutorSpec(ident, obj, tuple(handlers), tuple(responses), state)
