@@ -1,12 +1,8 @@
-"""Runs in both modes where a mistake shows in both; the wire servers of the adapters."""
+"""Runs in both modes where a mistake shows in both."""
 
 from __future__ import annotations
 
 import pytest
-
-from tests.providers.openai.conftest import QuickStopWireServer
-
-__all__ = ["QuickStopWireServer"]
 
 
 @pytest.fixture(params=[False, True], ids=["call", "stream"])

@@ -22,10 +22,9 @@ from tests.providers.anthropic.fixtures import TEXT as ANTHROPIC_TEXT
 from tests.providers.anthropic.replies import sse_reply
 from tests.providers.openai import wire_fixtures as fx
 from tests.providers.openai.chat_fixtures import CHAT_TEXT, CHAT_TEXT_CHUNKS, chat_stream
+from tests.providers.openai.conftest import QuickStopWireServer
 from tests.providers.openai.responses_fixtures import RESP_TEXT, RESP_TEXT_EVENTS
 from tests.providers.wire_server import Reply, WireServer
-
-from .conftest import QuickStopWireServer
 
 pytestmark = pytest.mark.anyio
 
