@@ -8,7 +8,7 @@ PY := $(BIN)/python
 # Examples run offline in checks, whatever keys the shell has.
 OFFLINE := env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY
 
-.PHONY: demo check lint typecheck test docs examples bench bench-quick clean
+.PHONY: demo check lint typecheck verifytypes test docs examples bench bench-quick clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,24 @@ lint: $(VENV)/.dev-installed
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy
 	$(BIN)/basedpyright
+	@$(MAKE) --no-print-directory verifytypes
+
+# Every public symbol of each import package fully typed: `basedpyright --verifytypes`
+# must score 100 % (it exits non-zero below). It finds the installed packages through
+# the `python` on PATH, hence the venv's bin first.
+TYPED_PACKAGES := agentcore agentcore_openai agentcore_anthropic agentcore_contrib \
+	agentcore_mcp agentcore_dbos agentcore_postgres
+
+verifytypes: $(VENV)/.dev-installed
+	@set -e; for pkg in $(TYPED_PACKAGES); do \
+		if out=$$(PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/basedpyright --verifytypes $$pkg \
+				--ignoreexternal 2>&1) && echo "$$out" | grep -q "completeness score: 100%"; then \
+			echo "$$pkg: public API 100% typed"; \
+		else \
+			echo "$$out"; echo "$$pkg: public API not fully typed (basedpyright --verifytypes)"; \
+			exit 1; \
+		fi; \
+	done
 
 test: $(VENV)/.dev-installed
 	$(BIN)/pytest -n auto --cov --cov-branch --cov-report=term:skip-covered --cov-fail-under=85

@@ -11,7 +11,7 @@ underscore are private (their layout is ``docs/architecture.md``); import from
 from typing import TYPE_CHECKING, Any
 
 from agentcore._agent.agent import Agent
-from agentcore._agent.tool_providers import ToolProvider
+from agentcore._agent.tool_providers import AgentTool, ToolProvider
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import ToolLoop
 from agentcore._run_context import RunContext, RunLocals
@@ -51,12 +51,12 @@ from agentcore._types.responses import (
 from agentcore._types.usage import Usage
 from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
 from agentcore.middleware._pipeline import (
-    CallNext,
     MiddlewareTermination,
     agent_middleware,
     chat_middleware,
     function_middleware,
 )
+from agentcore.middleware._shapes import CallNext
 from agentcore.protocols import (
     ContextProvider,
     HistoryStore,
@@ -117,6 +117,7 @@ __all__ = [
     "AgentResponse",
     "AgentResponseUpdate",
     "AgentSession",
+    "AgentTool",
     "Annotation",
     "CallNext",
     "ChatContext",

@@ -145,8 +145,8 @@ class DurableRun:
     __slots__ = ("_slots", "engine", "errors", "name")
 
     def __init__(self, engine: DurableEngine, name: str) -> None:
-        self.engine = engine
-        self.name = name
+        self.engine: DurableEngine = engine
+        self.name: str = name
         self.errors: tuple[type[BaseException], ...] = tuple(engine.errors)
         self._slots: dict[str, StepSlot] = {}
 

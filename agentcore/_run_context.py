@@ -114,8 +114,8 @@ class RunContext:
         locals: dict[str, Any] | None = None,
         run_id: str | None = None,
     ) -> None:
-        self.run_id = run_id or new_run_id()
-        self.session = session
+        self.run_id: str = run_id or new_run_id()
+        self.session: AgentSession | None = session
         self._saved = locals
         self._locals: RunLocals | None = None  # made on first use: most runs keep none
         # Created on first use: most runs emit nothing and spend no tokens elsewhere.

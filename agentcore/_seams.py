@@ -8,12 +8,13 @@ the contexts because its context providers and middleware protocols name them in
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from typing import Any, Literal, Protocol, overload, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, overload, runtime_checkable
 
 from typing_extensions import TypeVar
 
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
+from agentcore._types.contents import Content
 from agentcore._types.messages import Message
 from agentcore._types.responses import (
     AgentResponse,
@@ -26,8 +27,9 @@ __all__ = ["AgentInput", "SupportsAgentRun", "SupportsGetResponse"]
 
 OptionsT_contra = TypeVar("OptionsT_contra", contravariant=True, default=Any)
 
-AgentInput = Any
-"""What ``run`` accepts: a str, a Message, a content object, or a sequence of those."""
+AgentInput: TypeAlias = str | Message | Content | Sequence[str | Message | Content]
+"""What ``run`` accepts: a str, a Message, a content object, or a sequence of those
+(loose strings and contents become user messages)."""
 
 
 @runtime_checkable

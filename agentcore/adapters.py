@@ -49,7 +49,7 @@ when a service answers a streamed request with a plain JSON body.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar, cast, final, overload
 
 from agentcore._streams.stream import ResponseStream
@@ -65,8 +65,11 @@ __all__ = [
     "GetResponseResult",
     "OwnedClient",
     "get_response_method",
+    "option_keys",
     "own_client",
+    "refuse_sync_client",
     "response_update",
+    "warn_unknown_options",
 ]
 
 DEFAULT_READ_TIMEOUT = 600.0
@@ -163,8 +166,8 @@ class OwnedClient(Generic[ClientT]):
     def __init__(
         self, client: ClientT, *, owned: bool, close: Callable[[ClientT], Awaitable[object]]
     ) -> None:
-        self.client = client
-        self.owned = owned
+        self.client: ClientT = client
+        self.owned: bool = owned
         self._close = close
         self._closed = False
 
@@ -205,6 +208,72 @@ def own_client(
             )
         return OwnedClient(client, owned=False, close=close)
     return OwnedClient(build(), owned=True, close=close)
+
+
+def refuse_sync_client(
+    adapter: str, client: object, sync_types: tuple[type[Any], ...], use: str
+) -> None:
+    """Raise ``TypeError`` when ``client`` is an instance of one of ``sync_types``.
+
+    An adapter awaits its SDK client's calls; a synchronous client would only fail at
+    the first request, with a message about ``await`` that names neither. ``use`` says
+    what to pass instead (``"openai.AsyncOpenAI(...)"``).
+    """
+    if isinstance(client, sync_types):
+        cls = type(client)
+        raise TypeError(
+            f"{adapter} needs an async SDK client, got the synchronous "
+            f"{cls.__module__.split('.')[0]}.{cls.__qualname__}; pass {use} instead"
+        )
+
+
+def option_keys(options_type: type[Any]) -> frozenset[str]:
+    """Every key of an options ``TypedDict`` (its own and inherited ones)."""
+    keys: Iterable[str] = getattr(options_type, "__optional_keys__", ())
+    required: Iterable[str] = getattr(options_type, "__required_keys__", ())
+    return frozenset((*keys, *required))
+
+
+def warn_unknown_options(
+    adapter: str,
+    options: Mapping[str, Any],
+    known: frozenset[str],
+    *,
+    options_type: str,
+    passthrough: str | None = "extra_body",
+    sent: bool = False,
+) -> None:
+    """Warn (``UserWarning``) about each option key not in ``known``.
+
+    An adapter does not send a key it does not know; a misspelling would vanish
+    without a word. A warning, not an error: one options dict may serve several
+    adapters (a fallback chain), each reading its own keys. The message names the
+    key, the closest known key, ``options_type`` (the ``TypedDict`` that lists the
+    keys) and, when the adapter has one, the ``passthrough`` option for service
+    fields it does not know; ``sent`` says the key goes on anyway (a test double
+    records it). Build ``known`` once with :func:`option_keys`.
+    """
+    unknown = options.keys() - known
+    if not unknown:
+        return
+    import difflib
+    import warnings
+
+    extra = (
+        f"; send a service field the adapter does not know in {passthrough}={{...}}"
+        if passthrough
+        else ""
+    )
+    for key in sorted(unknown):
+        close = difflib.get_close_matches(key, sorted(known), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        warnings.warn(
+            f"{adapter} does not know the option {key!r}{hint}"
+            f"{'' if sent else ' and does not send it'}: its options are the keys of "
+            f"{options_type}{extra}",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def response_update(response: ChatResponse[Any]) -> ChatResponseUpdate:

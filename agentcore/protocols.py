@@ -17,6 +17,11 @@ from typing_extensions import TypeVar
 from agentcore._seams import AgentInput, SupportsAgentRun, SupportsGetResponse
 from agentcore._types.messages import Message
 from agentcore._types.options import ToolDeclaration
+from agentcore.middleware._shapes import (
+    SupportsAgentMiddleware,
+    SupportsChatMiddleware,
+    SupportsFunctionMiddleware,
+)
 
 if TYPE_CHECKING:
     from agentcore._types.embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
@@ -28,8 +33,7 @@ if TYPE_CHECKING:
         ShellTool,
         WebSearchTool,
     )
-    from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
-    from agentcore.middleware._pipeline import CallNext
+    from agentcore.middleware._contexts import AgentContext
 
 __all__ = [
     "AgentInput",
@@ -125,27 +129,6 @@ class SupportsShellTool(Protocol):
 
     @staticmethod
     def get_shell_tool(**kwargs: Any) -> ShellTool: ...
-
-
-@runtime_checkable
-class SupportsAgentMiddleware(Protocol):
-    """Middleware around a whole agent run."""
-
-    async def process(self, context: AgentContext, call_next: CallNext) -> None: ...
-
-
-@runtime_checkable
-class SupportsChatMiddleware(Protocol):
-    """Middleware around every model call of a run."""
-
-    async def process(self, context: ChatContext, call_next: CallNext) -> None: ...
-
-
-@runtime_checkable
-class SupportsFunctionMiddleware(Protocol):
-    """Middleware around every tool call of a run."""
-
-    async def process(self, context: FunctionInvocationContext, call_next: CallNext) -> None: ...
 
 
 @runtime_checkable

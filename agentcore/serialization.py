@@ -79,7 +79,7 @@ class SerializationError(AgentcoreError, ValueError):
     """
 
 
-converter = cattrs.Converter(unstruct_collection_overrides={AbstractSet: list})
+converter: cattrs.Converter = cattrs.Converter(unstruct_collection_overrides={AbstractSet: list})
 """The one converter for agentcore values; register hooks on it for new types."""
 
 

@@ -107,11 +107,18 @@ def parse_value(response_format: type[Any] | Mapping[str, Any] | None, text: str
 
 
 def parse_answer(
-    response_format: type[Any] | Mapping[str, Any] | None, messages: Sequence[Message]
+    response_format: type[Any] | Mapping[str, Any] | None,
+    messages: Sequence[Message],
+    *,
+    from_tool: str | None = None,
 ) -> Any:
     """Structured output from a run's answer: its last message, when that is an
     assistant message without calls (a run that ended on a tool call or a tool
-    result has no answer to parse, and gives ``None``)."""
+    result has no answer to parse, and gives ``None``).
+
+    ``from_tool`` names the ``return_directly`` tool whose result is the answer: an
+    answer that does not fit then says it came from that tool, not from the model.
+    """
     if response_format is None or not messages:
         return None
     answer = messages[-1]
@@ -119,4 +126,17 @@ def parse_answer(
         isinstance(c, FunctionCallContent) for c in answer.contents
     ):
         return None
-    return parse_value(response_format, answer.text)
+    if from_tool is None:
+        return parse_value(response_format, answer.text)
+    from agentcore.errors import StructuredOutputError
+
+    try:
+        return parse_value(response_format, answer.text)
+    except StructuredOutputError as exc:
+        detail = str(exc).removeprefix("the model's answer ")
+        raise StructuredOutputError(
+            f"the answer came from the return_directly tool {from_tool!r}, not from the "
+            f"model, and it {detail}; make the tool return JSON that fits the response_format, or "
+            "drop return_directly so the model writes the answer",
+            raw_text=exc.raw_text,
+        ) from exc

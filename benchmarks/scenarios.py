@@ -27,7 +27,7 @@ from agentcore import (
     ToolLoop,
     tool,
 )
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from benchmarks.fakes import (
     FakeModel,
     calls_response,
@@ -163,8 +163,8 @@ def tool_rounds(
     name: str, calls: int, budget: float, iterations: int, repeats: int, middleware: bool = False
 ) -> Result:
     model = FakeModel([calls_response(calls), text_response()])
-    noop: list[object] = [NoopAgent(), NoopChat(), NoopFunction()]
-    mw: list[object] = noop * 3 if middleware else []
+    noop: list[Middleware] = [NoopAgent(), NoopChat(), NoopFunction()]
+    mw: list[Middleware] = noop * 3 if middleware else []
     agent = Agent(model, "Be brief.", tools=[lookup_tool], middleware=mw)
     hand_model = FakeModel([calls_response(calls), text_response()])
 

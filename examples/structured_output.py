@@ -1,10 +1,10 @@
 """Structured output: the answer parsed into your own type, offline by default.
 
 ``options={"response_format": Recipe}`` sends Recipe's JSON schema to the model and
-gives ``response.value`` as a ``Recipe`` (typed as one for mypy and pyright), in
-streaming runs too. An answer that does not fit raises ``StructuredOutputError``
-with the raw text. With ``OPENAI_API_KEY`` or ``ANTHROPIC_API_KEY`` set, a real
-model answers instead.
+gives ``response.value`` as a ``Recipe`` (typed ``Recipe | None`` for mypy and pyright:
+a paused run has no answer to parse), in streaming runs too. An answer that does not
+fit raises ``StructuredOutputError`` with the raw text. With ``OPENAI_API_KEY`` or
+``ANTHROPIC_API_KEY`` set, a real model answers instead.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ async def main() -> None:
     agent = Agent(make_client(), "You are a cook. Answer with a recipe.")
 
     response = await agent.run("Pancakes for four?", options={"response_format": Recipe})
-    recipe = response.value  # a Recipe, for the type checker too
+    recipe = response.value  # a Recipe | None for the type checker: None had the run
+    assert recipe is not None  # paused for an approval or stopped on tool calls
     print(f"{recipe.title} for {recipe.servings}:")
     for ingredient in recipe.ingredients:
         print(f"  {ingredient.grams:>4} g {ingredient.name}")
@@ -77,6 +78,7 @@ async def main() -> None:
     stream = agent.run("Same again, streamed.", options={"response_format": Recipe}, stream=True)
     pieces = [update.text async for update in stream]
     streamed = (await stream.get_final_response()).value
+    assert streamed is not None
     print(
         f"streamed in {len(pieces)} pieces; {len(streamed.steps)} steps, first: {streamed.steps[0]}"
     )
@@ -86,7 +88,7 @@ async def main() -> None:
     except StructuredOutputError as exc:
         print(f"not a recipe ({exc}); the model said: {exc.raw_text!r}")
     else:
-        print(f"a recipe again: {third.value.title}")
+        print(f"a recipe again: {third.value.title if third.value else None}")
 
 
 if __name__ == "__main__":

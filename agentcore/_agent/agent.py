@@ -17,6 +17,7 @@ from typing_extensions import Self, TypeVar
 
 from agentcore._agent.input import normalize_input
 from agentcore._agent.run import AgentRun, AgentRuntime, check_unique_names
+from agentcore._agent.tool_providers import AgentTool
 from agentcore._fastpaths import agent_context, agent_updates
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
@@ -24,6 +25,7 @@ from agentcore._loop.config import (
     as_configuration,
 )
 from agentcore._run_context import RunContext, bind_deps
+from agentcore._seams import AgentInput
 from agentcore._sessions.session import AgentSession, saved_locals
 from agentcore._sessions.turns import SessionTurns
 from agentcore._streams.stream import ResponseStream
@@ -31,6 +33,7 @@ from agentcore._types.options import ChatOptions, merge_options
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.middleware._contexts import AgentContext
 from agentcore.middleware._pipeline import PipelineCache, Pipelines, middleware_list
+from agentcore.middleware._shapes import Middleware
 from agentcore.observers import ObserverSet
 from agentcore.protocols import ContextProvider, HistoryStore, SupportsGetResponse
 from agentcore.tools import normalize_tools
@@ -69,8 +72,8 @@ class Agent(Generic[DepsT]):
         *,
         name: str | None = None,
         description: str | None = None,
-        tools: Sequence[Any] = (),
-        middleware: Sequence[object] = (),
+        tools: Sequence[AgentTool] = (),
+        middleware: Sequence[Middleware] = (),
         default_options: Mapping[str, Any] | None = None,
         context_providers: Sequence[ContextProvider] = (),
         history: HistoryStore | None = None,
@@ -79,10 +82,7 @@ class Agent(Generic[DepsT]):
         deps_type: type[DepsT] | None = None,
     ) -> None:
         if not isinstance(client, SupportsGetResponse):
-            raise TypeError(
-                f"Agent needs a chat client with a get_response(messages, *, options, stream) "
-                f"method, got {client!r}"
-            )
+            raise TypeError(_not_a_client(client))
         if instructions is not None and not isinstance(instructions, str):
             raise TypeError(f"instructions must be a str, got {type(instructions).__name__}")
         for provider in context_providers:
@@ -106,9 +106,9 @@ class Agent(Generic[DepsT]):
         self._tool_providers: tuple[Any, ...] = ()
         self.tools = tools
         self.default_options: dict[str, Any] = merge_options(default_options)
-        self.context_providers = tuple(context_providers)
+        self.context_providers: tuple[ContextProvider, ...] = tuple(context_providers)
         self.history = history
-        self.tool_loop = (
+        self.tool_loop: FunctionInvocationConfiguration = (
             DEFAULT_CONFIGURATION if tool_loop is None else as_configuration(tool_loop, "tool_loop")
         )
         self.middleware = middleware
@@ -122,7 +122,7 @@ class Agent(Generic[DepsT]):
         return self._tools
 
     @tools.setter
-    def tools(self, tools: Sequence[Any]) -> None:
+    def tools(self, tools: Sequence[AgentTool]) -> None:
         own_tools, providers = split_tool_providers(tools)
         if self._entered and tuple(providers) != self._tool_providers:
             raise RuntimeError(
@@ -136,16 +136,16 @@ class Agent(Generic[DepsT]):
         self._tool_providers = tuple(providers)
 
     @property
-    def middleware(self) -> tuple[object, ...]:
+    def middleware(self) -> tuple[Middleware, ...]:
         """The agent's middleware. Assigning a new list checks it and applies to later runs."""
         return self._middleware
 
     @middleware.setter
-    def middleware(self, middleware: Sequence[object]) -> None:
+    def middleware(self, middleware: Sequence[Middleware]) -> None:
         items = middleware_list(middleware, "middleware")
         self._pipelines = Pipelines.build(items)
         self._pipeline_cache = PipelineCache()
-        self._middleware = items
+        self._middleware: tuple[Middleware, ...] = cast("tuple[Middleware, ...]", items)
 
     @property
     def name(self) -> str | None:
@@ -196,13 +196,13 @@ class Agent(Generic[DepsT]):
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: Literal[False] = False,
         options: JsonSchemaOptions,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = ...,
     ) -> Awaitable[AgentResponse[Any]]: ...
@@ -210,13 +210,13 @@ class Agent(Generic[DepsT]):
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: Literal[False] = False,
         options: ChatOptions[ResponseT] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = ...,
     ) -> Awaitable[AgentResponse[ResponseT]]: ...
@@ -224,13 +224,13 @@ class Agent(Generic[DepsT]):
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: Literal[True],
         options: JsonSchemaOptions,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = ...,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
@@ -238,13 +238,13 @@ class Agent(Generic[DepsT]):
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: Literal[True],
         options: ChatOptions[ResponseT] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = ...,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[ResponseT]]: ...
@@ -252,13 +252,13 @@ class Agent(Generic[DepsT]):
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: bool,
         options: JsonSchemaOptions,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = ...,
     ) -> (
@@ -268,13 +268,13 @@ class Agent(Generic[DepsT]):
     @overload
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: bool,
         options: ChatOptions[ResponseT] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = ...,
     ) -> (
@@ -284,13 +284,13 @@ class Agent(Generic[DepsT]):
 
     def run(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         stream: bool = False,
         options: Mapping[str, Any] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = _NO_DEPS,
     ) -> Awaitable[AgentResponse[Any]] | ResponseStream[AgentResponseUpdate, AgentResponse[Any]]:
@@ -321,12 +321,12 @@ class Agent(Generic[DepsT]):
     @overload
     def run_sync(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         options: JsonSchemaOptions,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = ...,
     ) -> AgentResponse[Any]: ...
@@ -334,24 +334,24 @@ class Agent(Generic[DepsT]):
     @overload
     def run_sync(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         options: ChatOptions[ResponseT] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = ...,
     ) -> AgentResponse[ResponseT]: ...
 
     def run_sync(
         self,
-        messages: Any = None,
+        messages: AgentInput | None = None,
         *,
         session: AgentSession | None = None,
         options: Mapping[str, Any] | None = None,
-        tools: Sequence[Any] | None = None,
-        middleware: Sequence[object] | None = None,
+        tools: Sequence[AgentTool] | None = None,
+        middleware: Sequence[Middleware] | None = None,
         tool_loop: FunctionInvocationConfiguration | None = None,
         deps: DepsT = _NO_DEPS,
         stream: Literal[False] = False,
@@ -394,11 +394,11 @@ class Agent(Generic[DepsT]):
 
     def _context(
         self,
-        messages: Any,
+        messages: AgentInput | None,
         session: AgentSession | None,
         stream: bool,
         options: Mapping[str, Any] | None,
-        tools: Sequence[Any] | None,
+        tools: Sequence[AgentTool] | None,
     ) -> AgentContext:
         if session is not None and not isinstance(session, AgentSession):
             raise TypeError(
@@ -447,3 +447,27 @@ def _is_instance(value: object, cls: type[Any]) -> bool:
         return isinstance(value, cls)
     except TypeError:  # a class isinstance cannot check (a Protocol, say): trust the types
         return True
+
+
+def _not_a_client(client: object) -> str:
+    """Why ``client`` is no chat client, and what to pass instead."""
+    problem = (
+        "Agent needs a chat client with a get_response(messages, *, options, stream) "
+        f"method, got {client!r}"
+    )
+    if isinstance(client, str):
+        return (
+            f"{problem}: a model name is not enough; pass an adapter built with it, for "
+            f"example OpenAIChatClient({client.rpartition(':')[2]!r}) from agentcore_openai"
+        )
+    package = type(client).__module__.split(".")[0]
+    adapters = {
+        "openai": "agentcore_openai.OpenAIChatClient",
+        "anthropic": "agentcore_anthropic.AnthropicChatClient",
+    }
+    if package in adapters:
+        return (
+            f"{problem}: that is the {package} SDK's own client; wrap it in an adapter: "
+            f"{adapters[package]}(model, client=...)"
+        )
+    return problem

@@ -9,10 +9,11 @@ before any new user message.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from agentcore._loop.history_repair import repair_history
-from agentcore._sessions.session import PausedRun
+from agentcore._sessions.session import AgentSession, PausedRun, history_store
 from agentcore._types.contents import (
     FunctionApprovalResponseContent,
     FunctionCallContent,
@@ -22,7 +23,13 @@ from agentcore._types.contents import (
 from agentcore._types.messages import Message
 from agentcore.errors import RunStateError
 
-__all__ = ["checked_input", "live_pause"]
+__all__ = [
+    "check_answer_possible",
+    "check_paused_tools",
+    "check_session_store",
+    "checked_input",
+    "live_pause",
+]
 
 
 def live_pause(
@@ -57,6 +64,66 @@ def live_pause(
             "message with this one goes on from the stored history"
         )
     return None
+
+
+def check_session_store(session: AgentSession, store: object, agent_name: str | None) -> None:
+    """Refuse a session whose history lives in another store than ``store``.
+
+    A session remembers (in memory, not when saved) the store its history went to;
+    an agent with another store, or none, would not see that conversation and would
+    carry on silently from nothing.
+    """
+    used = history_store(session)
+    if used is None or used[0] is store or session.service_conversation_id:
+        return
+    this = f"agent {agent_name!r}" if agent_name else "this agent"
+    holder = f"agent {used[1]!r}" if used[1] else "another agent"
+    has = f"keeps history in {type(store).__name__}" if store is not None else "has no history"
+    raise RunStateError(
+        f"this session's history is in the {type(used[0]).__name__} of {holder}, but {this} "
+        f"{has}, so it would not see the conversation; start a session of this agent "
+        "(agent.create_session()), or give both agents the same history store"
+    )
+
+
+def check_answer_possible(
+    options: Mapping[str, Any], tools: Sequence[Any], return_directly: object
+) -> None:
+    """Refuse ``response_format`` with a required tool choice: such a run ends after its
+    first tool calls, before the model answers, so it could never give a value (unless a
+    ``return_directly`` tool's result is the answer)."""
+    choice = options.get("tool_choice")
+    if options.get("response_format") is None or not (
+        choice == "required" or isinstance(choice, Mapping)
+    ):
+        return
+    if return_directly or any(getattr(tool, "return_directly", False) for tool in tools):
+        return
+    raise ValueError(
+        "response_format cannot be combined with tool_choice='required': the run ends "
+        "after the tool calls the model is made to send, before it answers, so there would "
+        "be no value to parse; drop tool_choice (the model may still call tools), or make "
+        "the tool return_directly so its result is the answer"
+    )
+
+
+def check_paused_tools(paused: PausedRun, tools: Sequence[Any]) -> None:
+    """Refuse to resume ``paused`` on tools that lack a call waiting on the caller.
+
+    The approved (or answered) call would be told "no such tool" instead of running, so
+    this is raised before anything runs and the session keeps its paused run.
+    """
+    names = {name for tool in tools if (name := getattr(tool, "name", None)) is not None}
+    for request in paused.requests:
+        call = request.function_call
+        if call.name not in names:
+            available = ", ".join(sorted(names)) or "none"
+            raise RunStateError(
+                f"the session's paused run waits to run tool {call.name!r} (call "
+                f"{call.call_id!r}), but this run has no tool of that name (its tools: "
+                f"{available}); resume it on the agent that paused it, or give this agent "
+                f"the {call.name!r} tool"
+            )
 
 
 def checked_input(

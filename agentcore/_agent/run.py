@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import attrs
 
 from agentcore._agent.input import split_decisions
-from agentcore._agent.input_checks import checked_input, live_pause
+from agentcore._agent.input_checks import (
+    check_answer_possible,
+    check_paused_tools,
+    check_session_store,
+    checked_input,
+    live_pause,
+)
 from agentcore._agent.stream import StreamRecord, reading, stream_finalizer
 from agentcore._fastpaths import agent_response
 from agentcore._loop.config import FunctionInvocationConfiguration
@@ -27,7 +33,7 @@ from agentcore._loop.loop import run_tool_loop
 from agentcore._loop.state import LoopState, ToolIndex
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
-from agentcore._sessions.session import clear_pause, load_pause, save_pause
+from agentcore._sessions.session import bind_history_store, clear_pause, load_pause, save_pause
 from agentcore._sessions.turns import SessionTurns, Turn
 from agentcore._streams.reader import Delegate, inject
 from agentcore._streams.replay import StreamEnd
@@ -363,6 +369,8 @@ class AgentRun:
         session = context.session
         history: list[Message] = []
         store: Any = agent.history
+        if session is not None:
+            check_session_store(session, store, agent.name)
         if store is not None and session is not None and not session.service_conversation_id:
             history = list(await store.load(session.session_id))
         pending = (
@@ -421,6 +429,9 @@ class AgentRun:
             else:
                 tool_index = self.runtime.tool_index(agent_tools)
             options["tools"] = run_tools
+        if decisions and pending is not None:
+            check_paused_tools(pending, run_tools or ())
+        check_answer_possible(options, run_tools or (), context.return_directly)
         if session is not None and session.service_conversation_id:
             options.setdefault("conversation_id", session.service_conversation_id)
         self.input = stored
@@ -451,7 +462,7 @@ class AgentRun:
         # Parsed before anything is recorded: output that does not fit fails the run,
         # and a failed run leaves no trace.
         value = (
-            parse_answer(response_format, chat.messages)
+            parse_answer(response_format, chat.messages, from_tool=state.direct_tool)
             if response_format is not None and state.paused is None
             else None
         )
@@ -470,6 +481,7 @@ class AgentRun:
                 else:
                     turn = [*self.input, *produced]
                 await store.append(session.session_id, history_view(turn))
+                bind_history_store(session, store, self.agent.name)
             session.service_conversation_id = conversation_id
             if state.paused is not None:
                 save_pause(session, state.paused, context.run.locals_dict())

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Union, runtime_checkable
 
 from agentcore.tools import SupportsToolCall
 
 if TYPE_CHECKING:
+    from agentcore._types.hosted_tools import HostedTool
     from agentcore.middleware._contexts import AgentContext
 
-__all__ = ["ToolProvider"]
+__all__ = ["AgentTool", "ToolProvider"]
 
 
 @runtime_checkable
@@ -23,3 +24,11 @@ class ToolProvider(Protocol):
     """
 
     async def get_tools(self, context: AgentContext) -> Sequence[SupportsToolCall]: ...
+
+
+AgentTool: TypeAlias = Union[
+    SupportsToolCall, ToolProvider, "HostedTool", Mapping[str, Any], Callable[..., Any]
+]
+"""What an agent's ``tools=`` list may hold: a tool (a ``FunctionTool`` or anything with a
+tool's shape), a tool provider, a hosted tool, a raw provider tool dict, or a plain
+function (made a ``FunctionTool``)."""

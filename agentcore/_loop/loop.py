@@ -43,6 +43,7 @@ from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore._types.usage import Usage
 from agentcore.middleware._pipeline import Pipelines, middleware_list
+from agentcore.middleware._shapes import LoopMiddleware
 from agentcore.tools import normalize_tools
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class ToolLoop:
         client: SupportsGetResponse[Any],
         *,
         config: FunctionInvocationConfiguration | None = None,
-        middleware: Sequence[object] = (),
+        middleware: Sequence[LoopMiddleware] = (),
     ) -> None:
         if not callable(getattr(client, "get_response", None)):
             raise TypeError(
@@ -97,7 +98,7 @@ class ToolLoop:
                 "agent middleware cannot run inside a ToolLoop; give it to an Agent instead"
             )
         self.client = client
-        self.config = (
+        self.config: FunctionInvocationConfiguration = (
             DEFAULT_CONFIGURATION if config is None else as_configuration(config, "config")
         )
         self.pipelines = pipelines
@@ -366,5 +367,6 @@ def _return_directly_answer(
         if tool is None or outcome.errored:
             continue
         if tool.return_directly or call.name in state.return_directly:
+            state.direct_tool = call.name
             return tool_result_text(outcome.content.result)
     return None

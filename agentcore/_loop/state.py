@@ -71,6 +71,7 @@ class LoopState:
         "config",
         "decisions",
         "decline_pending",
+        "direct_tool",
         "direct_tools",
         "extra_streamed",
         "function_tools",
@@ -118,6 +119,8 @@ class LoopState:
         self.approved: frozenset[str] = NO_NAMES
         self.answers: dict[str, dict[str, str]] = NO_PENDING_ANSWERS
         self.decline_pending = decline_pending
+        # The return_directly tool whose result became the answer, if one did.
+        self.direct_tool: str | None = None
         self.stream = stream
         self.run = run
         self.pipelines = pipelines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -30,12 +31,21 @@ if TYPE_CHECKING:
 
 _MEDIA_CONTENTS = (TextContent, DataContent, UriContent)
 
+_log = logging.getLogger("agentcore.tools")
+"""Where a tool's own failure is logged, with its traceback, at WARNING: the run goes on
+(the model is told the call failed) but the developer must be able to see why, and
+WARNING is what Python shows when nothing configured logging."""
 
-def result_value(value: Any) -> Any:
+
+def result_value(value: Any, tool: str | None = None) -> Any:
     """A tool's return value in a form that survives JSON (what the model will see).
 
     A sequence of text, data and URI contents stays contents (a tuple): adapters
     send them as the API allows, so an image a tool returned reaches the model.
+    attrs classes, dataclasses and pydantic models become dicts; dates and times
+    become ISO 8601 text, UUIDs, decimals and paths their text, enums their value,
+    sets lists. Anything else raises a ``TypeError`` naming ``tool``: the model must
+    never be sent a Python repr.
     """
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
@@ -43,19 +53,58 @@ def result_value(value: Any) -> Any:
     if contents is not None:
         return contents
     if attrs.has(type(cast("object", value))):
-        return attrs.asdict(value)
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json")
+        value = attrs.asdict(value)
+    else:
+        dump = getattr(value, "model_dump", None)
+        if callable(dump):
+            return dump(mode="json")
     try:
         json.dumps(value)
     except (TypeError, ValueError):
         import dataclasses
 
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return dataclasses.asdict(value)
-        return str(value)
+            value = dataclasses.asdict(value)
+        try:
+            return json.loads(json.dumps(value, default=_known_json))
+        except _NotJsonError as exc:
+            where = "" if exc.obj is value else f"a {type(value).__name__} holding "
+            name = f"tool {tool!r}" if tool is not None else "a tool"
+            raise TypeError(
+                f"{name} returned {where}a {type(exc.obj).__name__}, which cannot be sent to "
+                "the model as JSON; return a str, number, bool, None, a list or dict of "
+                "those, an attrs class, a dataclass, a pydantic model, or text/data/URI "
+                "contents, or convert it yourself (for example a dict of its fields or "
+                "its str())"
+            ) from None
     return value
+
+
+class _NotJsonError(TypeError):
+    def __init__(self, obj: object) -> None:
+        super().__init__(type(obj).__name__)
+        self.obj = obj
+
+
+def _known_json(obj: object) -> Any:
+    """The JSON form of the few common types ``json`` lacks (see :func:`result_value`)."""
+    import datetime
+    import decimal
+    import enum
+    import pathlib
+    import uuid
+
+    if isinstance(obj, (datetime.date, datetime.time)):  # datetime is a date
+        return obj.isoformat()
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
+        return str(obj)
+    if isinstance(obj, (set, frozenset)):
+        return list(cast("set[Any]", obj))
+    if attrs.has(type(obj)):
+        return attrs.asdict(cast("attrs.AttrsInstance", obj))
+    raise _NotJsonError(obj)
 
 
 def _media_contents(value: object) -> tuple[Any, ...] | None:
@@ -137,7 +186,7 @@ def tool_result_outcome(call: FunctionCallContent, result: ToolResult, terminate
         extra["meta"] = result.meta
     content = FunctionResultContent(
         call.call_id,
-        result=result_value(result.value),
+        result=result_value(result.value, call.name),
         error="tool error" if result.is_error else None,
         additional_properties=extra or None,
     )
@@ -236,6 +285,13 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         # A function middleware may replace the exception's text (context.error_detail,
         # e.g. to hide what an untrusted tool said).
         shown = context.error_detail if context is not None else None
+        _log.warning(
+            "tool %r raised %s (call %s); the model was told the call failed",
+            call.name,
+            type(exc).__name__,
+            call.call_id,
+            exc_info=exc,
+        )
         if isinstance(exc, TimeoutError):
             text = shown if shown is not None else str(exc)
             outcome = error_outcome(call, f"Error: {call.name} timed out. {text}", "timeout")
@@ -249,7 +305,9 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
             outcome = tool_result_outcome(call, result, terminated)
         else:
             outcome = Outcome(
-                FunctionResultContent(call.call_id, result=result_value(result)), False, terminated
+                FunctionResultContent(call.call_id, result=result_value(result, call.name)),
+                False,
+                terminated,
             )
     if observers is not None:
         content = outcome.content

@@ -82,11 +82,24 @@ class SqliteHistoryStore:
     Uses the standard ``sqlite3`` module in worker threads (the event loop never
     blocks), WAL journaling, and one transaction per ``append``: the messages of a
     run are committed together or not at all, even if the process dies mid-write.
-    Messages are stored as versioned JSON (:mod:`agentcore.serialization`).
+    Messages are stored as versioned JSON (:mod:`agentcore.serialization`). The file
+    is created at the first run; its directory must exist (``FileNotFoundError``
+    naming it otherwise). ``":memory:"`` and ``file:`` URIs are passed to SQLite as
+    they are.
     """
 
     def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
+        self.path: str = str(path)
+        if self.path != ":memory:" and not self.path.startswith("file:"):
+            import os
+
+            directory = os.path.dirname(os.path.abspath(self.path))
+            if not os.path.isdir(directory):
+                raise FileNotFoundError(
+                    f"SqliteHistoryStore({self.path!r}): the directory {directory!r} does not "
+                    "exist; create it first (os.makedirs(..., exist_ok=True)) or choose "
+                    "another path"
+                )
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []

@@ -66,6 +66,12 @@ class AgentSession:
     service_conversation_id: str | None = None
     state: dict[str, Any] = attrs.field(factory=dict)
     paused: PausedRun | None = None
+    _history_store: tuple[object, str | None] | None = attrs.field(
+        default=None, init=False, eq=False, repr=False
+    )
+    """The history store this session's messages went to and the name of the agent
+    that put them there; kept in memory only (not saved), so that using the session
+    with an agent whose store differs is refused instead of starting from nothing."""
 
     def __attrs_post_init__(self) -> None:
         if PENDING_KEY in self.state or LOCALS_KEY in self.state:
@@ -90,6 +96,16 @@ class AgentSession:
         return tuple(
             r for r in self.pending_requests if isinstance(r, FunctionApprovalRequestContent)
         )
+
+
+def history_store(session: AgentSession) -> tuple[object, str | None] | None:
+    """The store the session's history went to, and the agent that used it (or ``None``)."""
+    return session._history_store  # pyright: ignore[reportPrivateUsage]  # this module's own
+
+
+def bind_history_store(session: AgentSession, store: object, agent_name: str | None) -> None:
+    """Remember that the session's history went to ``store`` (see :func:`history_store`)."""
+    session._history_store = (store, agent_name)  # pyright: ignore[reportPrivateUsage]
 
 
 def save_pause(session: AgentSession, paused: PausedRun, run_locals: Mapping[str, Any]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Generic, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 import attrs
 from typing_extensions import TypeVar
@@ -72,7 +72,9 @@ class ChatResponse(Generic[ValueT]):
     """The answer of one chat request (or of a whole tool loop).
 
     ``value`` holds the parsed structured output when ``response_format`` was a
-    type; it is ``None`` otherwise.
+    type; it is ``None`` otherwise, and when the answer had nothing to parse (a tool
+    loop that stopped on tool calls, with ``tool_choice="required"`` say), so it is
+    typed ``T | None``.
     """
 
     messages: tuple[Message, ...] = attrs.field(default=(), converter=_to_messages)
@@ -82,7 +84,7 @@ class ChatResponse(Generic[ValueT]):
     finish_reason: FinishReason | None = None
     usage: Usage | None = None
     created_at: str | None = None
-    value: ValueT = attrs.field(default=None)
+    value: ValueT | None = attrs.field(default=None)
     additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
 
     @property
@@ -128,7 +130,10 @@ class AgentResponse(Generic[ValueT]):
     """The result of an agent run.
 
     ``messages`` holds what the run produced (not its input). ``value`` is the
-    structured output when ``response_format`` was a type. ``events`` are the
+    structured output when ``response_format`` was a type, typed ``T | None``: it is
+    ``None`` when the run ended without an answer to parse (paused for an approval
+    or for user input, ended by middleware, or stopped on tool calls with
+    ``tool_choice="required"``). ``events`` are the
     custom events emitted during the run.
     """
 
@@ -138,9 +143,19 @@ class AgentResponse(Generic[ValueT]):
     finish_reason: FinishReason | None = None
     usage: Usage | None = None
     created_at: str | None = None
-    value: ValueT = attrs.field(default=None)
+    value: ValueT | None = attrs.field(default=None)
     events: tuple[CustomEvent, ...] = attrs.field(default=(), converter=_to_events)
     additional_properties: Mapping[str, Any] | None = attrs.field(default=None, eq=False)
+
+    if not TYPE_CHECKING:
+        # Hidden from type checkers, which flag `async for` over a response already;
+        # at run time the mistake gets a message that says what to do.
+        def __aiter__(self) -> None:
+            raise TypeError(
+                "an AgentResponse is a whole answer, not a stream, so `async for` cannot read "
+                "it; to read updates as they come, pass stream=True and iterate the run "
+                "without awaiting it: `async for update in agent.run(..., stream=True)`"
+            )
 
     @property
     def text(self) -> str:

@@ -1,7 +1,8 @@
 """The middleware onion: one pipeline shape for the agent, chat and function scopes.
 
 The contexts each scope receives live in ``_contexts.py``; scope detection, the
-decorators and the pipelines that chain middleware live in ``_pipeline.py``. This module
+decorators and the pipelines that chain middleware live in ``_pipeline.py``, the types of
+a middleware and of ``call_next`` in ``_shapes.py``. This module
 is the public face: import middleware names from ``agentcore.middleware`` (or
 ``agentcore``).
 """
@@ -12,11 +13,6 @@ from agentcore.middleware._contexts import (
     FunctionInvocationContext as FunctionInvocationContext,
 )
 from agentcore.middleware._pipeline import (
-    AgentMiddlewareFunction,
-    CallNext,
-    ChatMiddlewareFunction,
-    FunctionMiddlewareFunction,
-    Middleware,
     MiddlewareTermination,
     Scope,
     agent_middleware,
@@ -24,18 +20,30 @@ from agentcore.middleware._pipeline import (
     function_middleware,
     middleware_scope,
 )
-from agentcore.middleware._pipeline import PipelineCache as PipelineCache
-from agentcore.middleware._pipeline import Pipelines as Pipelines
-from agentcore.middleware._pipeline import run_pipeline as run_pipeline
+from agentcore.middleware._shapes import (
+    AgentMiddlewareFunction,
+    CallNext,
+    ChatMiddlewareFunction,
+    FunctionMiddlewareFunction,
+    LoopMiddleware,
+    Middleware,
+    SupportsAgentMiddleware,
+    SupportsChatMiddleware,
+    SupportsFunctionMiddleware,
+)
 
 __all__ = [
     "AgentMiddlewareFunction",
     "CallNext",
     "ChatMiddlewareFunction",
     "FunctionMiddlewareFunction",
+    "LoopMiddleware",
     "Middleware",
     "MiddlewareTermination",
     "Scope",
+    "SupportsAgentMiddleware",
+    "SupportsChatMiddleware",
+    "SupportsFunctionMiddleware",
     "agent_middleware",
     "chat_middleware",
     "function_middleware",

@@ -17,18 +17,13 @@ from __future__ import annotations
 import inspect
 import typing
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from functools import partial
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, Literal, TypeAlias, TypeVar
 
 from agentcore.middleware._contexts import AgentContext, ChatContext, FunctionInvocationContext
+from agentcore.middleware._shapes import CallNext
 
 __all__ = [
-    "AgentMiddlewareFunction",
-    "CallNext",
-    "ChatMiddlewareFunction",
-    "FunctionMiddlewareFunction",
-    "Middleware",
     "MiddlewareTermination",
     "Scope",
     "agent_middleware",
@@ -38,18 +33,8 @@ __all__ = [
 ]
 
 Scope: TypeAlias = Literal["agent", "chat", "function"]
-CallNext: TypeAlias = Callable[[], Awaitable[None]]
-AgentMiddlewareFunction: TypeAlias = Callable[[AgentContext, CallNext], Awaitable[None]]
-ChatMiddlewareFunction: TypeAlias = Callable[[ChatContext, CallNext], Awaitable[None]]
-FunctionMiddlewareFunction: TypeAlias = Callable[
-    [FunctionInvocationContext, CallNext], Awaitable[None]
-]
-Middleware: TypeAlias = (
-    AgentMiddlewareFunction | ChatMiddlewareFunction | FunctionMiddlewareFunction | object
-)
-"""A middleware of any scope: a function, or an object with a ``process`` method."""
 
-Handler = Callable[[Any, CallNext], Awaitable[None]]
+Handler: TypeAlias = Callable[[Any, CallNext], Coroutine[Any, Any, None]]
 
 _SCOPE_ATTR = "__agentcore_middleware_scope__"
 _UNSET: Any = object()
@@ -268,9 +253,9 @@ class Pipelines:
         chat: tuple[Handler, ...] = (),
         function: tuple[Handler, ...] = (),
     ) -> None:
-        self.agent = agent
-        self.chat = chat
-        self.function = function
+        self.agent: tuple[Handler, ...] = agent
+        self.chat: tuple[Handler, ...] = chat
+        self.function: tuple[Handler, ...] = function
 
     @classmethod
     def build(cls, middleware: Iterable[object]) -> Pipelines:
@@ -321,22 +306,110 @@ class PipelineCache:
         return pipelines
 
 
+class _CallNext:
+    """One layer's ``call_next``: enters the next layer and keeps the coroutine it
+    made, so a run can tell afterwards whether it was awaited."""
+
+    __slots__ = ("_context", "_handler", "coroutine", "inner")
+
+    def __init__(self, handler: Handler, context: Any, inner: _CallNext | _CallFinal) -> None:
+        self._handler = handler
+        self._context = context
+        self.inner = inner
+        self.coroutine: Coroutine[Any, Any, None] | None = None
+
+    def __call__(self) -> Coroutine[Any, Any, None]:
+        # Returns the next layer's coroutine itself: no extra frame per layer.
+        self.coroutine = coroutine = self._handler(self._context, self.inner)
+        return coroutine
+
+
+class _CallFinal:
+    """The innermost layer's ``call_next``: the operation itself (``final``)."""
+
+    __slots__ = ("_context", "_final", "coroutine")
+
+    inner = None
+
+    def __init__(self, final: Callable[[Any], Coroutine[Any, Any, None]], context: Any) -> None:
+        self._final = final
+        self._context = context
+        self.coroutine: Coroutine[Any, Any, None] | None = None
+
+    def __call__(self) -> Coroutine[Any, Any, None]:
+        self.coroutine = coroutine = self._final(self._context)
+        return coroutine
+
+
+def _name(handler: Handler) -> str:
+    owner = getattr(handler, "__self__", None)
+    if owner is not None and not isinstance(owner, type):
+        return type(owner).__qualname__
+    return str(getattr(handler, "__qualname__", handler))
+
+
+def _check_layers(
+    handlers: tuple[Handler, ...], outermost: _CallNext | _CallFinal, context: Any
+) -> None:
+    """After a chain whose final step did not run to its end: say which middleware
+    called ``call_next()`` without awaiting it (a ``TypeError``), or warn about one that
+    ended the chain without calling it and without setting ``context.result``."""
+    call_next: _CallNext | _CallFinal | None = outermost
+    for handler in handlers:
+        if call_next is None:
+            return
+        coroutine = call_next.coroutine
+        call_next = call_next.inner
+        if coroutine is None:
+            if context.result is None and not context.terminated:
+                import warnings
+
+                warnings.warn(
+                    f"middleware {_name(handler)} returned without calling call_next() and "
+                    "without setting context.result, so nothing ran after it and the result "
+                    "is empty; write `await call_next()` to go on, set context.result to "
+                    "answer in its place, or raise MiddlewareTermination to stop on purpose",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            return
+        if inspect.iscoroutine(coroutine) and (
+            inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
+        ):
+            coroutine.close()  # nobody will run it: no "never awaited" warning later
+            raise TypeError(
+                f"middleware {_name(handler)} called call_next() without awaiting it, so "
+                "nothing after it ran; write `await call_next()`"
+            )
+
+
 async def run_pipeline(
     handlers: tuple[Handler, ...],
     context: Any,
-    final: Callable[[Any], Awaitable[None]],
+    final: Callable[[Any], Coroutine[Any, Any, None]],
     on_termination: Callable[[Any, MiddlewareTermination], None],
 ) -> None:
-    """Run ``handlers`` around ``final``; a termination ends the chain here."""
+    """Run ``handlers`` around ``final``; a termination ends the chain here.
+
+    A middleware that calls ``call_next()`` without awaiting it fails the run with a
+    ``TypeError`` naming it; one that returns without calling it and without setting
+    ``context.result`` gets a ``UserWarning`` (the result stays empty).
+    """
     if not handlers:
         await final(context)
         return
-    # Each layer's call_next is a partial of the next layer: calling it enters that
-    # layer directly, with no Python frame in between.
-    call_next: CallNext = partial(final, context)
-    for handler in reversed(handlers):
-        call_next = partial(handler, context, call_next)
+    # Each layer's call_next enters the next layer (the innermost's runs ``final``).
+    innermost = _CallFinal(final, context)
+    call_next: _CallNext | _CallFinal = innermost
+    for index in range(len(handlers) - 1, 0, -1):
+        call_next = _CallNext(handlers[index], context, call_next)
     try:
-        await call_next()
+        await handlers[0](context, call_next)
     except MiddlewareTermination as termination:
         on_termination(context, termination)
+        return
+    coroutine = innermost.coroutine
+    # A coroutine that ran to its end has no frame left (an awaitable that is no
+    # coroutine cannot be inspected, and is taken as finished).
+    if coroutine is None or getattr(coroutine, "cr_frame", None) is not None:
+        _check_layers(handlers, call_next, context)

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import attrs
 
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import Content, FunctionCallContent, TextContent, UsageContent
 from agentcore._types.messages import Message
+from agentcore._types.options import ChatOptions
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
-from agentcore.adapters import GetResponseResult, get_response_method
+from agentcore.adapters import (
+    GetResponseResult,
+    get_response_method,
+    option_keys,
+    warn_unknown_options,
+)
 
 __all__ = [
     "ChatRequest",
@@ -102,6 +108,25 @@ async def _replay(
         raise error
 
 
+def _check_item(item: object, index: int) -> None:
+    if isinstance(item, (ChatResponse, str, BaseException)):
+        return
+    if isinstance(item, Sequence) and not isinstance(item, (bytes, bytearray)):
+        for position, update in enumerate(cast("Sequence[object]", item)):
+            if not isinstance(update, ChatResponseUpdate):
+                raise TypeError(
+                    f"script entry {index} of a ScriptedChatClient is a list holding a "
+                    f"{type(update).__name__} at position {position}; a list entry is the "
+                    "ChatResponseUpdate objects of one streamed answer"
+                )
+        return
+    raise TypeError(
+        f"script entry {index} of a ScriptedChatClient is a {type(item).__name__}; an entry "
+        "is a str (the answer's text), a ChatResponse, an exception to raise, or a list of "
+        "ChatResponseUpdate (for an OpenAI-style dict, build a ChatResponse with its text)"
+    )
+
+
 def _as_response(item: ChatResponse[Any] | str) -> ChatResponse[Any]:
     if isinstance(item, str):
         return ChatResponse(
@@ -111,14 +136,25 @@ def _as_response(item: ChatResponse[Any] | str) -> ChatResponse[Any]:
 
 
 class _RecordingClient:
-    """Shared request recording; not part of the protocol."""
+    """Shared request recording and option checking; not part of the protocol."""
 
-    def __init__(self) -> None:
+    def __init__(self, options_type: type[Any] | None) -> None:
         self.requests: list[ChatRequest] = []
+        self._option_keys = None if options_type is None else option_keys(options_type)
+        self._options_type = "" if options_type is None else options_type.__name__
 
     def _record(
         self, messages: Sequence[Message], options: Mapping[str, Any] | None, stream: bool
     ) -> None:
+        if options and self._option_keys is not None:
+            warn_unknown_options(
+                type(self).__name__,
+                options,
+                self._option_keys,
+                options_type=f"{self._options_type} (or pass options_type= to accept others)",
+                passthrough=None,
+                sent=True,
+            )
         self.requests.append(ChatRequest(tuple(messages), dict(options or {}), stream))
 
 
@@ -129,12 +165,21 @@ class ScriptedChatClient(_RecordingClient):
     an exception (raised), or a list of updates (streamed when ``stream=True``,
     folded when not). A response is chunked with :func:`chunk_response` when a
     streaming request meets it. Calling past the end raises
-    :class:`ScriptExhaustedError`.
+    :class:`ScriptExhaustedError`; an entry of another type is refused here.
+
+    Like a real adapter, it warns (``UserWarning``) about an option key its
+    ``options_type`` (a ``TypedDict``, :class:`~agentcore.ChatOptions` by default)
+    lacks, naming the closest known key, and records it all the same; pass an
+    adapter's options type to accept its keys too, or ``None`` to accept any key.
     """
 
-    def __init__(self, script: Iterable[ScriptItem]) -> None:
-        super().__init__()
+    def __init__(
+        self, script: Iterable[ScriptItem], *, options_type: type[Any] | None = ChatOptions
+    ) -> None:
+        super().__init__(options_type)
         self.script: list[ScriptItem] = list(script)
+        for index, item in enumerate(self.script):
+            _check_item(item, index)
         self._position = 0
 
     @property
@@ -193,11 +238,11 @@ class FunctionChatClient(_RecordingClient):
 
     ``fn`` may be sync or async and returns what a :class:`ScriptedChatClient`
     entry may be (a response, a ``str``, or a list of updates); raising from
-    ``fn`` fails the request.
+    ``fn`` fails the request. ``options_type`` is as for :class:`ScriptedChatClient`.
     """
 
-    def __init__(self, fn: Responder) -> None:
-        super().__init__()
+    def __init__(self, fn: Responder, *, options_type: type[Any] | None = ChatOptions) -> None:
+        super().__init__(options_type)
         self.fn = fn
 
     @get_response_method

@@ -62,7 +62,23 @@ def is_tool_provider(item: object) -> bool:
 
 
 def split_tool_providers(items: Iterable[Any]) -> tuple[list[Any], list[Any]]:
-    """``items`` as (everything else, tool providers), each in order."""
+    """``items`` as (everything else, tool providers), each in order.
+
+    One tool given where a list of tools belongs raises ``TypeError`` saying to wrap
+    it in a list (iterating it would fail with a message about the tool instead).
+    """
+    if (
+        callable(items)
+        or isinstance(items, (str, bytes))
+        or is_mapping(items)
+        or not isinstance(items, Iterable)
+    ):
+        name = getattr(items, "name", None) or getattr(items, "__name__", None)
+        hint = f": tools=[{name}]" if isinstance(name, str) else ""
+        raise TypeError(
+            f"tools takes a list of tools, got {type(items).__name__} {items!r}; wrap it in "
+            f"a list{hint}"
+        )
     tools: list[Any] = []
     providers: list[Any] = []
     for item in items:

@@ -67,7 +67,7 @@ from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import CheckpointStore, Executor
+from agentcore.workflows.protocols import CheckpointStore, Executor, SupportsPendingWrites
 
 __all__ = [
     "AGENT_UPDATE",
@@ -119,6 +119,7 @@ __all__ = [
     "SuperstepAborted",
     "SuperstepCompleted",
     "SuperstepStarted",
+    "SupportsPendingWrites",
     "UnknownRequestError",
     "Workflow",
     "WorkflowAgent",

@@ -14,6 +14,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, cast, get_args, get_origin
 
+import attrs
+
+from agentcore._types.usage import Usage
 from agentcore.serialization import structure, unstructure
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
@@ -21,7 +24,15 @@ from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowRespons
 from agentcore.workflows._typeexpr import members, runtime_class
 from agentcore.workflows.errors import CheckpointError, WorkflowBuildError
 
-__all__ = ["FAN_IN_KEY", "TypeRegistry", "decode_state", "encode_state", "type_key"]
+__all__ = [
+    "FAN_IN_KEY",
+    "TypeRegistry",
+    "decode_pending_write",
+    "decode_state",
+    "encode_pending_write",
+    "encode_state",
+    "type_key",
+]
 
 FAN_IN_KEY = "agentcore.workflows:fan_in"
 """The key of a fired fan-in's tuple (each item is stored with its own key)."""
@@ -254,6 +265,8 @@ def _encode_finished(registry: TypeRegistry, ordinal: int, done: Finished) -> di
     }
     if done.state_set:
         item["state"] = registry.encode(done.state, type(done.state))
+    if done.usage is not None:
+        item["usage"] = encode_usage(done.usage)
     return item
 
 
@@ -282,8 +295,30 @@ def _decode_finished(registry: TypeRegistry, data: Mapping[str, Any]) -> tuple[i
         dict(data.get("shared", {})),
         tuple(data.get("deleted", ())),
         events,
+        decode_usage(data.get("usage")),
     )
     return int(data["ordinal"]), done
+
+
+def encode_pending_write(registry: TypeRegistry, ordinal: int, done: Finished) -> str | None:
+    """One finished invocation's effects as JSON text (``None`` when something in them
+    has no stored type: that invocation simply runs again on resume)."""
+    try:
+        item = _encode_finished(registry, ordinal, done)
+    except CheckpointError:
+        return None
+    return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def decode_pending_write(registry: TypeRegistry, payload: str) -> tuple[int, Finished]:
+    """What :func:`encode_pending_write` wrote (``CheckpointError`` when it cannot be
+    read with this definition's types)."""
+    try:
+        return _decode_finished(registry, json.loads(payload))
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"a pending write is malformed: {exc!r}") from exc
 
 
 def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
@@ -324,6 +359,7 @@ def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
         "shared": dict(state.shared),
         "requests": [_encode_entry(registry, e) for e in state.pending.values()],
         "answered": list(state.answered),
+        **({} if state.usage is None else {"usage": encode_usage(state.usage)}),
     }
 
 
@@ -364,4 +400,24 @@ def decode_state(
         pending,
         tuple(data.get("answered", ())),
         dict(_decode_finished(registry, d) for d in data.get("finished", ())),
+        decode_usage(data.get("usage")),
     )
+
+
+def encode_usage(usage: Usage) -> dict[str, int]:
+    """Usage as a JSON object of its counted fields."""
+    return {k: v for k, v in attrs.asdict(usage).items() if v is not None}
+
+
+def decode_usage(data: Any) -> Usage | None:
+    """The usage :func:`encode_usage` wrote (``None``: none recorded)."""
+    if data is None:
+        return None
+    if not isinstance(data, Mapping):
+        raise CheckpointError(f"a checkpoint's usage must be a JSON object, got {data!r}")
+    fields = {f.name for f in attrs.fields(Usage)}
+    counts = cast("Mapping[str, Any]", data)
+    unknown = sorted(set(counts) - fields)
+    if unknown or not all(isinstance(v, int) for v in counts.values()):
+        raise CheckpointError(f"a checkpoint's usage has unknown or non-integer counts: {data!r}")
+    return Usage(**counts)

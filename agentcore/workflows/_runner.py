@@ -11,18 +11,24 @@ decision), fan-in groups. Nothing depends on which task finished first.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
 import anyio
-import attrs
 
 from agentcore._concurrency import gather_in_order
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
-from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
+from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._durability import (
+    RunFailure,
+    checkpoint_of,
+    convergence_failure,
+    executor_failure,
+    save,
+    save_pending_write,
+)
 from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
     DeliveryRecord,
@@ -30,7 +36,6 @@ from agentcore.workflows._events import (
     ErrorInfo,
     ExecutorCompleted,
     ExecutorEvent,
-    ExecutorFailed,
     ExecutorInvoked,
     ExecutorReplayed,
     IntermediateOutput,
@@ -47,41 +52,24 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import Graph, Node
-from agentcore.workflows._replay import finished_of, replayed_context
+from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._spec import HandlerSpec
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import (
-    ExecutorFailedError,
-    ExecutorTimeoutError,
-    WorkflowConvergenceError,
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import CheckpointStore
+from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
 
 __all__ = ["Runner"]
 
 _log = logging.getLogger("agentcore.workflows.observers")
 
-
-class RunFailure(Exception):
-    """A run ended with an error: the events to report first, then ``error``."""
-
-    def __init__(
-        self,
-        events: list[WorkflowEvent],
-        error: BaseException,
-        checkpoint: WorkflowCheckpoint | None,
-    ) -> None:
-        super().__init__(str(error))
-        self.events = events
-        self.error = error
-        self.checkpoint = checkpoint
-
-
-def new_checkpoint_id(superstep: int) -> str:
-    return f"ck_{superstep:06d}_{os.urandom(3).hex()}"
+_UNCONDITIONAL = frozenset({"direct", "fan_out"})
+"""Edge groups that deliver to every target that accepts the type (what ``decide``
+answers for them when no target is named)."""
 
 
 class Runner:
@@ -90,6 +78,7 @@ class Runner:
     __slots__ = (
         "_delivery_hooks",
         "_done",
+        "_pending_writes",
         "_replayed",
         "_steps",
         "events",
@@ -140,6 +129,9 @@ class Runner:
         """The current superstep's contexts (``None`` slots: not finished), so a failed
         or cancelled checkpoint can keep what finished as pending writes."""
         self._replayed: set[int] = set()
+        self._pending_writes: tuple[SupportsPendingWrites, str] | None = None
+        """Where the current superstep's finished invocations are saved as they finish:
+        the store and the checkpoint the superstep started from."""
         self.live: Callable[[ExecutorEvent], Awaitable[None]] | None = None
         """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
@@ -158,24 +150,19 @@ class Runner:
 
     async def step(self) -> None:
         """Run one superstep and commit it; on failure raise :class:`RunFailure`."""
+        contexts, superstep = self.begin()
+        try:
+            await self._run_invocations(self.state.inbox, superstep, contexts)
+        except Failed as failed:
+            raise self.failure(failed.node.id, failed.ordinal, superstep, failed.error) from None
+        await self.commit(contexts, superstep)
+
+    def begin(self) -> tuple[list[Any], int]:
+        """Start the next superstep: its number and one context slot per invocation,
+        the inbox sorted in commit order (:class:`RunFailure` at the superstep limit)."""
         state = self.state
         if self._steps >= self.max_supersteps:
-            pending: dict[str, int] = {}
-            for env in state.inbox:
-                pending[env.target] = pending.get(env.target, 0) + 1
-            checkpoint = self.checkpoint("failed")
-            error = WorkflowConvergenceError(
-                run_id=state.run_id,
-                superstep=state.superstep,
-                max_supersteps=self.max_supersteps,
-                pending=pending,
-                checkpoint=checkpoint,
-            )
-            raise RunFailure(
-                [RunFailed(state.run_id, ErrorInfo.of(error), checkpoint.checkpoint_id)],
-                error,
-                checkpoint,
-            )
+            raise convergence_failure(state, self.max_supersteps, self.checkpoint("failed"))
         self._steps += 1
         superstep = state.superstep + 1
         nodes = self.graph.nodes
@@ -186,24 +173,23 @@ class Runner:
         self._done = contexts
         if self._replayed:
             self._replayed = set()
-        try:
-            await self._run_invocations(inbox, superstep, contexts)
-        except Failed as failed:
-            raise self._failure(failed.node.id, failed.ordinal, superstep, failed.error) from None
+        return contexts, superstep
+
+    async def commit(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
+        """Record the superstep's events and commit it at the barrier (``announced``:
+        its start and its one invocation were already recorded, as a live step does)."""
+        state = self.state
         keep = self.keep_events
         events = self.events
         if keep:
-            events.append(SuperstepStarted(superstep, len(contexts)))
+            if not announced:
+                events.append(SuperstepStarted(superstep, len(contexts)))
             replayed = self._replayed
             for ctx in contexts:
-                if replayed and ctx.ordinal in replayed:
-                    events.append(
-                        ExecutorReplayed(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
-                    )
-                else:
-                    events.append(
-                        ExecutorInvoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
-                    )
+                if not announced:
+                    again = replayed and ctx.ordinal in replayed
+                    kind = ExecutorReplayed if again else ExecutorInvoked
+                    events.append(kind(ctx.executor_id, superstep, ctx.ordinal, ctx.sources))
                 events.extend(ctx._events)
                 events.append(
                     ExecutorCompleted(
@@ -227,44 +213,14 @@ class Runner:
 
     async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
         """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
-        if self.store is None or checkpoint is None:
-            return
-        record = CheckpointRecord.of(checkpoint)
-        with anyio.CancelScope(shield=True):
-            await self.store.save(record)
+        await save(self.store, checkpoint)
 
-    def _failure(
+    def failure(
         self, executor_id: str, ordinal: int, superstep: int, error: BaseException
     ) -> RunFailure:
-        state = self.state
-        checkpoint = self.checkpoint("failed")
-        info = ErrorInfo.of(error, executor_id)
-        if isinstance(error, TimeoutError):
-            wrapped: ExecutorFailedError = ExecutorTimeoutError(
-                f"{executor_id!r} timed out in superstep {superstep}",
-                executor_id=executor_id,
-                run_id=state.run_id,
-                superstep=superstep,
-                checkpoint=checkpoint,
-            )
-        else:
-            wrapped = ExecutorFailedError(
-                f"{executor_id!r} failed in superstep {superstep}: {type(error).__name__}: {error}",
-                executor_id=executor_id,
-                run_id=state.run_id,
-                superstep=superstep,
-                checkpoint=checkpoint,
-            )
-        wrapped.__cause__ = error
-        return RunFailure(
-            [
-                ExecutorFailed(executor_id, superstep, ordinal, info),
-                SuperstepAborted(superstep, "failed"),
-                RunFailed(state.run_id, info, checkpoint.checkpoint_id),
-            ],
-            wrapped,
-            checkpoint,
-        )
+        """The run's failure for ``error`` raised by one invocation (wrapped, checkpointed)."""
+        run_id, checkpoint = self.state.run_id, self.checkpoint("failed")
+        return executor_failure(run_id, executor_id, ordinal, superstep, error, checkpoint)
 
     async def finish(self) -> WorkflowRunResult[Any]:
         """The result of a call that ran out of messages: paused or completed. The
@@ -289,33 +245,14 @@ class Runner:
             tuple(self.events),
             self._steps,
             checkpoint,
+            state.usage,
         )
         return self.result
 
     def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
-        state = self.state
-        frozen = state.freeze()
-        done = self._done
-        if done is not None and status in ("failed", "cancelled"):
-            finished = dict(state.finished)
-            inbox = state.inbox
-            for ctx in done:
-                if ctx is not None:
-                    finished[ctx.ordinal] = finished_of(ctx, inbox[ctx.ordinal].key)
-            frozen = attrs.evolve(frozen, finished=finished)
-        graph = self.graph
-        checkpoint = WorkflowCheckpoint(
-            state.run_id,
-            new_checkpoint_id(state.superstep),
-            self.parent_id,
-            state.superstep,
-            status,
-            graph.name,
-            tuple(e.request for e in frozen.pending.values()),
-            graph.version,
-            state=frozen,
-            registry=graph.registry,
-        )
+        """The run's checkpoint now (a failed or cancelled one keeps what finished of the
+        current superstep as pending writes); the next one is its child."""
+        checkpoint = checkpoint_of(self.state, self.graph, self.parent_id, status, self._done)
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
 
@@ -331,7 +268,14 @@ class Runner:
             node = nodes[env.target]
             await self._invoke(node, env, 0, superstep, states.get(node.id), contexts)
             return
+        store: object = self.store  # a CheckpointStore that may also keep pending writes
+        parent = self.parent_id
+        if isinstance(store, SupportsPendingWrites) and parent is not None:
+            # with several invocations, one may finish long before another: save each
+            # as it finishes (a lone invocation's barrier checkpoint follows at once)
+            self._pending_writes = (store, parent)
         jobs: list[Callable[[], Awaitable[Any]]] = []
+        invoke, lane = self._invoke, self._lane  # bound once: 10,000 jobs share them
         start = 0
         for i in range(1, len(inbox) + 1):
             if i == len(inbox) or inbox[i].target != inbox[start].target:
@@ -339,12 +283,15 @@ class Runner:
                 state = states.get(node.id)
                 if i - start == 1:
                     jobs.append(
-                        partial(self._invoke, node, inbox[start], start, superstep, state, contexts)
+                        partial(invoke, node, inbox[start], start, superstep, state, contexts)
                     )
                 else:
-                    jobs.append(partial(self._lane, node, inbox, start, i, superstep, contexts))
+                    jobs.append(partial(lane, node, inbox, start, i, superstep, contexts))
                 start = i
-        await gather_in_order(jobs, limit=self.max_concurrency)
+        try:
+            await gather_in_order(jobs, limit=self.max_concurrency)
+        finally:
+            self._pending_writes = None
 
     async def _lane(
         self,
@@ -365,9 +312,9 @@ class Runner:
             state = (await self._invoke(node, inbox[i], i, superstep, state, contexts))._state
             i += 1
         if i < hi:
+            invoke = self._invoke
             jobs = [
-                partial(self._invoke, node, inbox[k], k, superstep, state, contexts)
-                for k in range(i, hi)
+                partial(invoke, node, inbox[k], k, superstep, state, contexts) for k in range(i, hi)
             ]
             await gather_in_order(jobs, limit=node.max_concurrency)
 
@@ -434,20 +381,7 @@ class Runner:
         retry = node.retry
         attempt = 1
         while True:
-            ctx = WorkflowContext(
-                node,
-                handler,
-                run_id=self.state.run_id,
-                superstep=superstep,
-                ordinal=ordinal,
-                sources=env.sources,
-                state=state,
-                shared=self.state.shared,
-                streaming=self.streaming,
-                request_id=None if entry is None else entry.request.id,
-                request_context=None if entry is None else entry.context,
-                live=self.live,
-            )
+            ctx = self.context(node, handler, env, ordinal, superstep, state)
             call: Any = handler.call  # (message, ctx), or (request, answer, ctx) for answers
             try:
                 if node.timeout is None:
@@ -470,7 +404,36 @@ class Runner:
                 attempt += 1
                 continue
             contexts[ordinal] = ctx
+            if self._pending_writes is not None:
+                store, parent = self._pending_writes
+                await save_pending_write(store, self.graph, self.state.run_id, parent, ctx, env.key)
             return ctx
+
+    def context(
+        self,
+        node: Node,
+        handler: HandlerSpec,
+        env: Envelope,
+        ordinal: int,
+        superstep: int,
+        state: Any,
+    ) -> WorkflowContext[Any, Any]:
+        """A fresh context for one attempt of one invocation."""
+        entry = env.request
+        return WorkflowContext(
+            node,
+            handler,
+            run_id=self.state.run_id,
+            superstep=superstep,
+            ordinal=ordinal,
+            sources=env.sources,
+            state=state,
+            shared=self.state.shared,
+            streaming=self.streaming,
+            request_id=None if entry is None else entry.request.id,
+            request_context=None if entry is None else entry.context,
+            live=self.live,
+        )
 
     # -- the barrier ---------------------------------------------------------------------
 
@@ -486,11 +449,7 @@ class Runner:
         appended: dict[str, list[Buffered]] = {}
         delivered = dropped = 0
         try:
-            shared = (
-                merge_shared(contexts, graph, state.shared)
-                if any(ctx._shared is not None for ctx in contexts)
-                else None
-            )
+            shared = merge_shared(contexts, graph, state.shared)
             for ctx in contexts:
                 node = nodes[ctx.executor_id]
                 sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
@@ -498,16 +457,15 @@ class Runner:
                     key = (superstep, ctx.ordinal, send_index)
                     taken = False
                     for group, accepts in node.routes.get(declared, ()):
-                        if group.kind == "direct" and target is None and not recording:
-                            # the common case, decided without building a decision list
-                            if accepts[0]:
-                                next_inbox.append(
-                                    Envelope(group.targets[0], key, message, sent_by, declared)
-                                )
-                                taken = True
-                                delivered += 1
-                            else:
-                                dropped += 1
+                        if group.kind in _UNCONDITIONAL and target is None and not recording:
+                            # the common cases, decided without building a decision list
+                            for t, ok in zip(group.targets, accepts, strict=True):
+                                if ok:
+                                    next_inbox.append(Envelope(t, key, message, sent_by, declared))
+                                    taken = True
+                                    delivered += 1
+                                else:
+                                    dropped += 1
                             continue
                         try:
                             decisions = decide(group, message, accepts, target)
@@ -555,7 +513,11 @@ class Runner:
             for ctx in contexts:
                 for n, (request, context) in enumerate(ctx._requests):
                     new_requests.append(PendingEntry(request, (superstep, ctx.ordinal, n), context))
-            buffers = {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
+            buffers = (
+                {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
+                if appended
+                else {}
+            )
             if graph.fan_ins:
                 fire_fan_ins(
                     graph,
@@ -569,7 +531,7 @@ class Runner:
                 )
         except Failed as failed:
             error = failed.error
-            raise self._failure(failed.node.id, failed.ordinal, superstep, error) from None
+            raise self.failure(failed.node.id, failed.ordinal, superstep, error) from None
         except WorkflowStalledError as error:
             raise RunFailure(
                 [
@@ -596,6 +558,8 @@ class Runner:
                         )
             if ctx._state_set:
                 state.states[ctx.executor_id] = ctx._state
+            if ctx._usage is not None:
+                state.usage = ctx._usage if state.usage is None else state.usage + ctx._usage
         for entry in new_requests:
             pending[entry.request.id] = entry
             events.append(RequestInfo(entry.request))

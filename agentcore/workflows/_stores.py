@@ -34,6 +34,7 @@ class InMemoryCheckpointStore:
 
     def __init__(self) -> None:
         self._runs: dict[str, list[CheckpointRecord]] = {}
+        self._pending: dict[tuple[str, str], dict[int, str]] = {}
 
     async def save(self, record: CheckpointRecord) -> None:
         self._runs.setdefault(record.run_id, []).append(record)
@@ -49,6 +50,17 @@ class InMemoryCheckpointStore:
 
     async def delete(self, run_id: str) -> None:
         self._runs.pop(run_id, None)
+        for key in [k for k in self._pending if k[0] == run_id]:
+            del self._pending[key]
+
+    async def save_pending_write(
+        self, run_id: str, checkpoint_id: str, ordinal: int, payload: str
+    ) -> None:
+        self._pending.setdefault((run_id, checkpoint_id), {})[ordinal] = payload
+
+    async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
+        found = self._pending.get((run_id, checkpoint_id), {})
+        return [found[ordinal] for ordinal in sorted(found)]
 
 
 _SCHEMA = """
@@ -68,6 +80,13 @@ CREATE TABLE IF NOT EXISTS agentcore_workflow_checkpoints (
 );
 CREATE INDEX IF NOT EXISTS agentcore_workflow_checkpoints_run
     ON agentcore_workflow_checkpoints (run_id, seq);
+CREATE TABLE IF NOT EXISTS agentcore_workflow_pending_writes (
+    run_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (run_id, checkpoint_id, ordinal)
+);
 """
 
 _COLUMNS = (
@@ -83,7 +102,7 @@ class SqliteCheckpointStore:
     share one file; only one should drive a given run at a time."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = os.fspath(path)
+        self.path: str = os.fspath(path)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
@@ -156,12 +175,38 @@ class SqliteCheckpointStore:
 
     async def delete(self, run_id: str) -> None:
         def delete() -> None:
-            self._connection().execute(
-                "DELETE FROM agentcore_workflow_checkpoints WHERE run_id = ?", (run_id,)
+            conn = self._connection()
+            conn.execute("DELETE FROM agentcore_workflow_checkpoints WHERE run_id = ?", (run_id,))
+            conn.execute(
+                "DELETE FROM agentcore_workflow_pending_writes WHERE run_id = ?", (run_id,)
             )
 
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(delete)
+
+    async def save_pending_write(
+        self, run_id: str, checkpoint_id: str, ordinal: int, payload: str
+    ) -> None:
+        def save() -> None:
+            self._connection().execute(
+                "INSERT OR REPLACE INTO agentcore_workflow_pending_writes "
+                "(run_id, checkpoint_id, ordinal, payload) VALUES (?, ?, ?, ?)",
+                (run_id, checkpoint_id, ordinal, payload),
+            )
+
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(save)
+
+    async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
+        def load() -> list[str]:
+            rows = self._connection().execute(
+                "SELECT payload FROM agentcore_workflow_pending_writes "
+                "WHERE run_id = ? AND checkpoint_id = ? ORDER BY ordinal",
+                (run_id, checkpoint_id),
+            )
+            return [row[0] for row in rows]
+
+        return await anyio.to_thread.run_sync(load)
 
     def close(self) -> None:
         """Close every connection this store opened."""

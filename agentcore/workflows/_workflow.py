@@ -29,6 +29,7 @@ from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
 from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
 from agentcore.workflows._drive import drive, final_of, stream_source
+from agentcore.workflows._durability import with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
@@ -95,6 +96,16 @@ class Workflow(Generic[InT, OutT]):
     def asks_outside(self) -> bool:
         """Whether some executor may ask for a response (it has a response handler)."""
         return any(node.spec.responses for node in self._graph.nodes.values())
+
+    @property
+    def request_pairs(self) -> tuple[tuple[Any, Any], ...]:
+        """The (request, response) type pairs its executors have response handlers for."""
+        pairs: list[tuple[Any, Any]] = []
+        for node in self._graph.nodes.values():
+            for r in node.spec.responses:
+                if (r.request, r.response) not in pairs:
+                    pairs.append((r.request, r.response))
+        return tuple(pairs)
 
     @property
     def executor_ids(self) -> tuple[str, ...]:
@@ -284,7 +295,7 @@ class Workflow(Generic[InT, OutT]):
             if responses or message is None:
                 raise RunStateError(f"the store holds no run {run_id!r} to resume")
             return prepare(None)
-        return prepare(self.restore(record))
+        return prepare(await with_pending_writes(store, self.restore(record)))
 
     def as_agent(
         self,
@@ -468,14 +479,13 @@ class Workflow(Generic[InT, OutT]):
                 )
         if message is not None:
             start = graph.nodes[graph.start]
-            if start.spec.handler_for(message) is None:
+            handler = start.spec.handler_for(message)
+            if handler is None:
                 raise TypeError(
                     f"the start executor {graph.start!r} accepts "
                     f"{' | '.join(describe(t) for t in start.spec.inputs)}, not a "
                     f"{type(message).__qualname__}"
                 )
-            handler = start.spec.handler_for(message)
-            assert handler is not None
             declared = handler.declared_input(message)
             state.inbox.append(
                 Envelope(graph.start, (state.superstep, 0, 0), message, (), declared)

@@ -53,7 +53,7 @@ class WorkflowBuildError(WorkflowError, ValueError):
     """The definition is invalid. ``problems`` lists every problem found, one a line."""
 
     def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = tuple(problems)
+        self.problems: tuple[str, ...] = tuple(problems)
         if len(self.problems) == 1:
             text = self.problems[0]
         else:
@@ -127,7 +127,7 @@ class WorkflowConvergenceError(_RunError):
         self.run_id = run_id
         self.superstep = superstep
         self.max_supersteps = max_supersteps
-        self.pending = dict(pending)
+        self.pending: dict[str, int] = dict(pending)
         self.checkpoint = checkpoint
 
 
@@ -151,7 +151,7 @@ class WorkflowStalledError(_RunError):
         )
         self.group = group
         self.target = target
-        self.missing_sources = tuple(missing_sources)
+        self.missing_sources: tuple[str, ...] = tuple(missing_sources)
         self.run_id = run_id
         self.superstep = superstep
         self.checkpoint = checkpoint
@@ -169,7 +169,7 @@ class CheckpointIncompatibleError(CheckpointError):
     """A checkpoint does not fit this definition; ``problems`` lists why."""
 
     def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = tuple(problems)
+        self.problems: tuple[str, ...] = tuple(problems)
         super().__init__(
             "the checkpoint does not fit this workflow definition:\n"
             + "\n".join(f"- {p}" for p in self.problems)
@@ -186,4 +186,4 @@ class UnknownRequestError(RunStateError):
             f"cancelled); pending requests: {listed}. Nothing was run."
         )
         self.request_id = request_id
-        self.pending = tuple(pending)
+        self.pending: tuple[str, ...] = tuple(pending)

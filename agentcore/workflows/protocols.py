@@ -8,7 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord
 from agentcore.workflows._context import WorkflowContext
 
-__all__ = ["CheckpointStore", "Executor"]
+__all__ = ["CheckpointStore", "Executor", "SupportsPendingWrites"]
 
 
 @runtime_checkable
@@ -43,3 +43,18 @@ class CheckpointStore(Protocol):
     async def list_checkpoints(self, run_id: str) -> Sequence[CheckpointInfo]: ...
 
     async def delete(self, run_id: str) -> None: ...
+
+
+@runtime_checkable
+class SupportsPendingWrites(Protocol):
+    """A store that also keeps *pending writes*: what each finished invocation of a
+    superstep staged, saved as it finishes, under the checkpoint the superstep started
+    from. A resume from that checkpoint replays them instead of running the handlers
+    again, even when the process died before it could write a failed checkpoint.
+    Payloads are opaque JSON text, like checkpoints."""
+
+    async def save_pending_write(
+        self, run_id: str, checkpoint_id: str, ordinal: int, payload: str
+    ) -> None: ...
+
+    async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]: ...

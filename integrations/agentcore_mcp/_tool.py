@@ -75,7 +75,7 @@ class MCPFunctionTool:
         self.toolset = toolset
         self.info = info
         self.name = name
-        self.description = info.description
+        self.description: str = info.description
         self.parameters: Mapping[str, Any] = info.input_schema
         self.approval_mode: Literal["always_require", "never_require"] = approval_mode
         self.timeout = timeout

@@ -90,10 +90,12 @@ class MCPToolset:
         if tool_prefix is not None and not tool_prefix:
             raise ValueError("tool_prefix must be a non-empty str or None")
         self.target = target
-        self.name = name or _derive_name(target)
+        self.name: str = name or _derive_name(target)
         self.tool_prefix = tool_prefix
-        self.allowed_tools = None if allowed_tools is None else frozenset(allowed_tools)
-        self.blocked_tools = frozenset(blocked_tools)
+        self.allowed_tools: frozenset[str] | None = (
+            None if allowed_tools is None else frozenset(allowed_tools)
+        )
+        self.blocked_tools: frozenset[str] = frozenset(blocked_tools)
         self.tool_filter = tool_filter
         self.approval_mode = approval_mode
         self.cache_tools = cache_tools

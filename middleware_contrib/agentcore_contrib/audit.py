@@ -215,7 +215,7 @@ class AuditLogger:
             raise TypeError("redact must be a callable taking and returning a record dict")
         if not callable(clock):
             raise TypeError("clock must be a callable returning seconds as a float")
-        self.path = Path(path)
+        self.path: Path = Path(path)
         if self.path.is_dir():
             raise ValueError(f"the audit log path {self.path} is a directory; give a file path")
         self.redact = redact
@@ -224,9 +224,9 @@ class AuditLogger:
         self.clock = clock
         self._writer = _ChainWriter(self.path, fsync)
         self._failures: dict[str, AuditWriteError] = {}
-        self.agent = AgentAudit(self)
-        self.chat = ChatAudit(self)
-        self.function = FunctionAudit(self)
+        self.agent: AgentAudit = AgentAudit(self)
+        self.chat: ChatAudit = ChatAudit(self)
+        self.function: FunctionAudit = FunctionAudit(self)
         self.middleware: tuple[AgentAudit, ChatAudit, FunctionAudit] = (
             self.agent,
             self.chat,

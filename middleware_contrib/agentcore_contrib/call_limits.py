@@ -105,9 +105,9 @@ class CallLimits:
         on_limit: OnLimit = "stop",
         name: str = "call_limits",
     ) -> None:
-        self.max_model_calls = _cap("max_model_calls", max_model_calls)
-        self.max_tool_calls = _cap("max_tool_calls", max_tool_calls)
-        self.max_tokens = _cap("max_tokens", max_tokens)
+        self.max_model_calls: int | None = _cap("max_model_calls", max_model_calls)
+        self.max_tool_calls: int | None = _cap("max_tool_calls", max_tool_calls)
+        self.max_tokens: int | None = _cap("max_tokens", max_tokens)
         if self.max_model_calls is None and self.max_tool_calls is None and self.max_tokens is None:
             raise ValueError(
                 "CallLimits needs at least one of max_model_calls, max_tool_calls, max_tokens"

@@ -62,7 +62,7 @@ class ModelFallback:
     """
 
     def __init__(self, clients: Sequence[SupportsGetResponse[Any]]) -> None:
-        self.clients = _checked_clients(clients)
+        self.clients: tuple[SupportsGetResponse[Any], ...] = _checked_clients(clients)
 
     async def process(self, context: ChatContext, call_next: CallNext) -> None:
         """Call inward with each client in turn until one answers."""

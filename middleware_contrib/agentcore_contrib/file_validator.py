@@ -94,7 +94,7 @@ class FileValidator:
         self.max_bytes = max_bytes
         if isinstance(media_types, str):
             raise TypeError(f"media_types must be a list of media types, got {media_types!r}")
-        self.media_types = (
+        self.media_types: tuple[str, ...] | None = (
             None if media_types is None else tuple(_media_pattern(m) for m in media_types)
         )
         self.root: str | None = None
@@ -105,7 +105,9 @@ class FileValidator:
             self._real_root = os.path.realpath(self.root)
         if isinstance(parameters, str):
             raise TypeError(f"parameters must be a list of names, got {parameters!r}")
-        self.parameters = None if parameters is None else frozenset(parameters)
+        self.parameters: frozenset[str] | None = (
+            None if parameters is None else frozenset(parameters)
+        )
         self.terminate = terminate
 
     async def process(self, context: FunctionInvocationContext, call_next: CallNext) -> None:

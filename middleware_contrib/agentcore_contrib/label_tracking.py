@@ -219,7 +219,7 @@ class LabelTracking:
         resolve_references: bool = True,
         accepts: Mapping[str, Accepts] | None = None,
     ) -> None:
-        self.source_labels = {
+        self.source_labels: dict[str, ContentLabel] = {
             name: label_from(label) for name, label in (source_labels or {}).items()
         }
         for name, policy in (accepts or {}).items():
@@ -228,10 +228,10 @@ class LabelTracking:
                     f"accepts[{name!r}] must be an Accepts(untrusted=..., private=...), "
                     f"got {policy!r}"
                 )
-        self.accepts = dict(accepts or {})
+        self.accepts: dict[str, Accepts] = dict(accepts or {})
         if default_label is not None and not isinstance(default_label, ContentLabel):
             raise TypeError(f"default_label must be a ContentLabel, got {default_label!r}")
-        self.default_label = default_label or ContentLabel()
+        self.default_label: ContentLabel = default_label or ContentLabel()
         self.hide_untrusted = hide_untrusted
         self.resolve_references = resolve_references
         self.inspect_variable: FunctionTool[..., Any] = tool(name="inspect_variable")(

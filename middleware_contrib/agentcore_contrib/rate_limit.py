@@ -111,8 +111,10 @@ class RateLimiter:
         clock: Clock = time.monotonic,
         sleep: Sleep = anyio.sleep,
     ) -> None:
-        self.requests_per_minute = _check_rate("requests_per_minute", requests_per_minute)
-        self.tokens_per_minute = _check_rate("tokens_per_minute", tokens_per_minute)
+        self.requests_per_minute: int | None = _check_rate(
+            "requests_per_minute", requests_per_minute
+        )
+        self.tokens_per_minute: int | None = _check_rate("tokens_per_minute", tokens_per_minute)
         if self.requests_per_minute is None and self.tokens_per_minute is None:
             raise ValueError("RateLimiter needs requests_per_minute, tokens_per_minute, or both")
         if on_limit not in ("wait", "raise"):

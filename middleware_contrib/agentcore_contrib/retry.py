@@ -141,12 +141,12 @@ class Retry:
         if not _is_int(max_attempts) or max_attempts < 1:
             raise ValueError(f"max_attempts must be an int >= 1, got {max_attempts!r}")
         self.max_attempts = max_attempts
-        self.initial_delay = _positive("initial_delay", initial_delay, allow_zero=True)
-        self.max_delay = _positive("max_delay", max_delay, allow_zero=True)
+        self.initial_delay: float = _positive("initial_delay", initial_delay, allow_zero=True)
+        self.max_delay: float = _positive("max_delay", max_delay, allow_zero=True)
         if not _is_number(multiplier) or multiplier < 1:
             raise ValueError(f"multiplier must be >= 1, got {multiplier!r}")
-        self.multiplier = float(multiplier)
-        self.deadline = None if deadline is None else _positive("deadline", deadline)
+        self.multiplier: float = float(multiplier)
+        self.deadline: float | None = None if deadline is None else _positive("deadline", deadline)
         for name, value in (("random", random), ("sleep", sleep), ("clock", clock)):
             if not callable(value):
                 raise TypeError(f"{name} must be callable, got {value!r}")

@@ -317,7 +317,7 @@ class SchemaValidator:
     ) -> None:
         self._parse = _Parser(target)
         self.target = target
-        self.max_retries = _retries(max_retries)
+        self.max_retries: int = _retries(max_retries)
         if "{error}" not in retry_prompt:
             raise ValueError("retry_prompt must contain '{error}', where the error is written")
         self.retry_prompt = retry_prompt

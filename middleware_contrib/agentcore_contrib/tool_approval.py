@@ -85,7 +85,7 @@ class ToolApproval:
             raise TypeError("rules must be a list of ApprovalRule")
         if default not in _DECISIONS:
             raise ValueError(f"default must be one of {list(_DECISIONS)}, got {default!r}")
-        self.rules = tuple(rules)
+        self.rules: tuple[ApprovalRule, ...] = tuple(rules)
         self.default: Decision = default
 
     def decide(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Decision, str | None]:

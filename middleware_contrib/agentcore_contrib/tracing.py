@@ -26,10 +26,10 @@ from typing import Any, TypeVar
 try:
     from opentelemetry import context as otel_context
     from opentelemetry import metrics, trace
-except ImportError as exc:  # pragma: no cover  # exercised with the import blocked
+except ImportError as _missing:  # pragma: no cover  # exercised with the import blocked
     raise ImportError(
         "agentcore_contrib.tracing needs OpenTelemetry: pip install 'agentcore-framework[otel]'"
-    ) from exc
+    ) from _missing
 
 import anyio
 import attrs
@@ -227,25 +227,25 @@ class Tracing:
             raise TypeError("clock must be a callable returning seconds as a float")
         self.record_content = record_content
         self.clock = clock
-        self.tracer = trace.get_tracer(
+        self.tracer: trace.Tracer = trace.get_tracer(
             "agentcore_contrib.tracing", __version__, tracer_provider=tracer_provider
         )
         meter = metrics.get_meter(
             "agentcore_contrib.tracing", __version__, meter_provider=meter_provider
         )
-        self.token_usage = meter.create_histogram(
+        self.token_usage: metrics.Histogram = meter.create_histogram(
             "gen_ai.client.token.usage",
             unit="{token}",
             description="Number of input and output tokens used.",
         )
-        self.operation_duration = meter.create_histogram(
+        self.operation_duration: metrics.Histogram = meter.create_histogram(
             "gen_ai.client.operation.duration",
             unit="s",
             description="GenAI operation duration.",
         )
-        self.agent = AgentTracing(self)
-        self.chat = ChatTracing(self)
-        self.function = FunctionTracing(self)
+        self.agent: AgentTracing = AgentTracing(self)
+        self.chat: ChatTracing = ChatTracing(self)
+        self.function: FunctionTracing = FunctionTracing(self)
         self.middleware: tuple[AgentTracing, ChatTracing, FunctionTracing] = (
             self.agent,
             self.chat,

@@ -75,7 +75,7 @@ class ContentTruncator:
         counter: TokenCounter | None = None,
         marker: str = "\n[... truncated: {omitted} of {total} characters omitted]",
     ) -> None:
-        self.max_tokens = _check_budget(max_tokens)
+        self.max_tokens: int = _check_budget(max_tokens)
         self._counter = _check_counter(counter)
         try:
             marker.format(omitted=0, total=0)
@@ -190,7 +190,7 @@ class HistoryTruncator:
         persistent: bool = False,
         use_client_count: bool = True,
     ) -> None:
-        self.max_tokens = _check_budget(max_tokens)
+        self.max_tokens: int = _check_budget(max_tokens)
         self._counter = _check_counter(counter)
         self.persistent = persistent
         self.use_client_count = use_client_count

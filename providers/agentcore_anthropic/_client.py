@@ -25,8 +25,11 @@ from agentcore.adapters import (
     DEFAULT_READ_TIMEOUT,
     GetResponseResult,
     get_response_method,
+    option_keys,
     own_client,
+    refuse_sync_client,
     response_update,
+    warn_unknown_options,
 )
 from agentcore_anthropic._errors import (
     READ_ERRORS,
@@ -81,6 +84,10 @@ def _raise_mapped(exc: BaseException) -> NoReturn:
     raise mapped from exc
 
 
+_OPTION_KEYS = option_keys(AnthropicChatOptions)
+"""The keys this adapter reads: any other gets a warning (a misspelling would vanish)."""
+
+
 class AnthropicChatClient:
     """A chat client for Anthropic's Messages API (``POST /v1/messages``).
 
@@ -132,6 +139,12 @@ class AnthropicChatClient:
             except anthropic.CredentialsError as exc:
                 _raise_mapped(exc)
 
+        refuse_sync_client(
+            "AnthropicChatClient",
+            client,
+            (anthropic.Anthropic,),
+            "anthropic.AsyncAnthropic(...)",
+        )
         self._owned = own_client(
             "AnthropicChatClient",
             client,
@@ -143,7 +156,7 @@ class AnthropicChatClient:
         self._request_options: dict[str, Any] = (
             {"timeout": timeout} if read_timeout is not None else {}
         )
-        self.client = self._owned.client
+        self.client: anthropic.AsyncAnthropic = self._owned.client
 
     async def aclose(self) -> None:
         """Close the SDK client if this adapter created it (a given one stays open)."""
@@ -161,6 +174,10 @@ class AnthropicChatClient:
     def _request(
         self, messages: Sequence[Message], options: Mapping[str, Any] | None
     ) -> AnthropicRequest:
+        if options:
+            warn_unknown_options(
+                "AnthropicChatClient", options, _OPTION_KEYS, options_type="AnthropicChatOptions"
+            )
         return build_request(messages, options or {}, model=self.model, max_tokens=self.max_tokens)
 
     @get_response_method

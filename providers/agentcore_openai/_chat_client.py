@@ -15,7 +15,9 @@ from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
     GetResponseResult,
     get_response_method,
+    option_keys,
     response_update,
+    warn_unknown_options,
 )
 from agentcore.errors import TransientError
 from agentcore_openai._chat_parse import ChunkReader, parse_completion
@@ -59,6 +61,10 @@ class OpenAIChatOptions(ChatOptions[ResponseT], total=False):
     extra_headers: Mapping[str, str] | None
 
 
+_OPTION_KEYS = option_keys(OpenAIChatOptions)
+"""The keys this adapter reads: any other gets a warning (a misspelling would vanish)."""
+
+
 class OpenAIChatClient:
     """A chat client for OpenAI's Chat Completions API (and compatible servers).
 
@@ -94,7 +100,7 @@ class OpenAIChatClient:
             read_timeout=read_timeout,
         )
         self._request_options = request_options(read_timeout)
-        self.client = self._owned.client
+        self.client: openai.AsyncOpenAI = self._owned.client
 
     @get_response_method
     def get_response(
@@ -109,6 +115,10 @@ class OpenAIChatClient:
         Content or options the API cannot take raise ``ValueError`` here, before
         any request. Streamed requests ask for usage, so both modes report it.
         """
+        if options:
+            warn_unknown_options(
+                "OpenAIChatClient", options, _OPTION_KEYS, options_type="OpenAIChatOptions"
+            )
         params = build_chat_request(messages, options, self.model)
         if stream:
             return ResponseStream(self._stream(params), finalizer=ChatResponse.from_updates)

@@ -77,7 +77,7 @@ class OpenAIEmbeddingClient:
             read_timeout=read_timeout,
         )
         self._request_options = request_options(read_timeout)
-        self.client = self._owned.client
+        self.client: openai.AsyncOpenAI = self._owned.client
 
     async def get_embeddings(
         self, values: Sequence[str], *, options: OpenAIEmbeddingOptions | None = None

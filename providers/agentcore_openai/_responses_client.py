@@ -28,7 +28,9 @@ from agentcore.adapters import (
     DEFAULT_MAX_EVENT_SIZE,
     GetResponseResult,
     get_response_method,
+    option_keys,
     response_update,
+    warn_unknown_options,
 )
 from agentcore.errors import TransientError
 from agentcore_openai._errors import PROVIDER, body_error, map_error, rate_limit_info
@@ -97,6 +99,10 @@ def _stored(options: Mapping[str, Any] | None) -> bool:
     return (options or {}).get("store") is not False
 
 
+_OPTION_KEYS = option_keys(OpenAIResponsesOptions)
+"""The keys this adapter reads: any other gets a warning (a misspelling would vanish)."""
+
+
 class OpenAIResponsesClient:
     """A chat client for OpenAI's Responses API, with its hosted tools.
 
@@ -136,12 +142,19 @@ class OpenAIResponsesClient:
             read_timeout=read_timeout,
         )
         self._request_options = request_options(read_timeout)
-        self.client = self._owned.client
+        self.client: openai.AsyncOpenAI = self._owned.client
 
     def _options(
         self, options: OpenAIResponsesOptions[Any] | Mapping[str, Any] | None
     ) -> Mapping[str, Any] | None:
-        """``options``, with ``store: false`` when the client is stateless."""
+        """``options``, checked, with ``store: false`` when the client is stateless."""
+        if options:
+            warn_unknown_options(
+                "OpenAIResponsesClient",
+                options,
+                _OPTION_KEYS,
+                options_type="OpenAIResponsesOptions",
+            )
         if not self.stateless:
             return options
         if (options or {}).get("conversation_id") is not None:

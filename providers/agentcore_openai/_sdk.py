@@ -7,7 +7,12 @@ from typing import Any
 import httpx2
 import openai
 
-from agentcore.adapters import DEFAULT_READ_TIMEOUT, OwnedClient, own_client
+from agentcore.adapters import (
+    DEFAULT_READ_TIMEOUT,
+    OwnedClient,
+    own_client,
+    refuse_sync_client,
+)
 from agentcore.errors import AuthenticationError
 from agentcore_openai._errors import PROVIDER
 
@@ -39,6 +44,7 @@ def open_client(
     """
     if read_timeout is not None and not read_timeout > 0:
         raise ValueError(f"{adapter}: read_timeout must be a positive number of seconds")
+    refuse_sync_client(adapter, client, (openai.OpenAI,), "openai.AsyncOpenAI(...)")
 
     def build() -> openai.AsyncOpenAI:
         idle = DEFAULT_READ_TIMEOUT if read_timeout is None else read_timeout

@@ -148,7 +148,7 @@ def test_unsupported_input_is_a_type_error_naming_what_run_accepts(
     agent = Agent(ScriptedChatClient([]))
 
     with pytest.raises(TypeError, match="str, a Message, a content object, or a sequence"):
-        agent.run(bad, stream=stream)
+        agent.run(bad, stream=stream)  # type: ignore[call-overload]  # the mistake under test
 
 
 def test_session_that_is_not_an_agent_session_is_a_type_error(stream: bool) -> None:

@@ -26,6 +26,7 @@ from agentcore import (
     ResponseStream,
     tool,
 )
+from agentcore.middleware import Middleware
 from agentcore.testing import FunctionChatClient
 
 from ._runs import Outcome, answer_turn, run_agent
@@ -158,7 +159,11 @@ async def test_a_finished_run_leaves_nothing_for_the_cycle_collector(stream: boo
     """What a run builds is freed by reference counting as soon as the run is over:
     no reference cycle is left to wait for the garbage collector (which would cost
     a collection pass, and hold the run's memory until then)."""
-    middleware = [_noop_agent_middleware, _mapping_chat_middleware, _noop_function_middleware]
+    middleware: list[Middleware] = [
+        _noop_agent_middleware,
+        _mapping_chat_middleware,
+        _noop_function_middleware,
+    ]
     agent = Agent(
         FunctionChatClient(_echo_model), "Echo the stamp.", tools=[stamp], middleware=middleware
     )

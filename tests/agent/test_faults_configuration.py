@@ -130,7 +130,7 @@ def test_assigning_malformed_middleware_fails_and_keeps_the_old() -> None:
     agent = Agent(ScriptedChatClient([]), middleware=[_agent_mw])
 
     with pytest.raises(TypeError, match="needs a call_next parameter"):
-        agent.middleware = [_no_call_next]
+        agent.middleware = [_no_call_next]  # type: ignore[list-item]  # the mistake under test
     assert agent.middleware == (_agent_mw,)
 
 
@@ -145,4 +145,4 @@ async def test_a_single_run_middleware_not_in_a_list_is_refused(stream: bool) ->
 
 def test_a_tool_loop_checks_its_middleware_too() -> None:
     with pytest.raises(TypeError, match="needs a call_next parameter"):
-        ToolLoop(ScriptedChatClient([]), middleware=[_ProcessWithoutCallNext()])
+        ToolLoop(ScriptedChatClient([]), middleware=[_ProcessWithoutCallNext()])  # type: ignore[list-item]  # the mistake under test

@@ -24,6 +24,7 @@ def test_a_session_has_an_id_a_service_conversation_id_a_state_and_a_paused_run(
         "service_conversation_id",
         "state",
         "paused",
+        "_history_store",  # in memory only: the store its history went to (not saved)
     ]
     assert session.session_id
     assert (session.service_conversation_id, session.state, session.paused) == (None, {}, None)

@@ -16,8 +16,10 @@ from agentcore import (
     ChatOptions,
     ChatResponse,
     FunctionCallContent,
+    FunctionInvocationContext,
     InMemoryHistoryStore,
     Message,
+    MiddlewareTermination,
     ResponseStream,
     TextContent,
 )
@@ -215,8 +217,13 @@ async def test_a_run_that_ends_on_a_tool_result_has_no_value(stream: bool) -> No
         """The forecast."""
         return "sunny"
 
-    options: ChatOptions[Any] = {"response_format": AttrsWeather, "tool_choice": "required"}
-    outcome = await run_agent(Agent(client, tools=[forecast]), "go", stream=stream, options=options)
+    async def stop_after_tool(context: FunctionInvocationContext, call_next: CallNext) -> None:
+        await call_next()
+        raise MiddlewareTermination  # ends the tool loop without another model call
+
+    agent = Agent(client, tools=[forecast], middleware=[stop_after_tool])
+    options: ChatOptions[Any] = {"response_format": AttrsWeather}
+    outcome = await run_agent(agent, "go", stream=stream, options=options)
 
     assert outcome.response.messages[-1].role == "tool"
     assert outcome.response.value is None

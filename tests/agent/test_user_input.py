@@ -15,6 +15,7 @@ from agentcore import (
     Agent,
     AgentResponse,
     AgentSession,
+    AgentTool,
     ChatResponse,
     InMemoryHistoryStore,
     Message,
@@ -59,7 +60,7 @@ class Bank:
             city = ctx.ask("Your city?")
             return f"account for {name} in {city}"
 
-        self.tools = [transfer, balance, open_account]
+        self.tools: list[AgentTool] = [transfer, balance, open_account]
 
 
 def agent_for(

@@ -33,6 +33,7 @@ from agentcore import (
     tool,
 )
 from agentcore.errors import RateLimitedError
+from agentcore.middleware import Middleware
 from agentcore.testing import ScriptedChatClient
 
 pytestmark = pytest.mark.anyio
@@ -114,7 +115,7 @@ async def run(
     return await agent.run(prompt, options=options)
 
 
-def tool_agent(telemetry: Telemetry, *extra: object) -> Agent:
+def tool_agent(telemetry: Telemetry, *extra: Middleware) -> Agent:
     client = ScriptedChatClient([call("add", '{"a": 1, "b": 2}'), answer("3")])
     return Agent(
         client,

@@ -12,6 +12,7 @@ import pytest
 
 from agentcore import Agent, AgentContext, AgentSession, ChatResponse, tool
 from agentcore._replay import DurableRun, StepPolicy, StepSlot, request_id
+from agentcore.middleware import AgentMiddlewareFunction
 from agentcore.testing import ScriptedChatClient
 from agentcore.tools import ToolContext
 
@@ -20,7 +21,7 @@ from ..loop.harness import calls, one_call, results, text
 pytestmark = pytest.mark.anyio
 
 
-def fixed_run_id(run_id: str) -> Callable[..., Awaitable[None]]:
+def fixed_run_id(run_id: str) -> AgentMiddlewareFunction:
     """Agent middleware that gives the run a known id (what a durable wrapper does)."""
 
     async def middleware(context: AgentContext, call_next: Callable[[], Awaitable[None]]) -> None:
@@ -146,7 +147,7 @@ class Slot:
         return await body()
 
 
-def attach(engine: RecordingEngine) -> Callable[..., Awaitable[None]]:
+def attach(engine: RecordingEngine) -> AgentMiddlewareFunction:
     async def middleware(context: AgentContext, call_next: Callable[[], Awaitable[None]]) -> None:
         context.run.durable = DurableRun(engine, "test")
         await call_next()

@@ -27,6 +27,7 @@ from agentcore import (
     ToolLoop,
     Usage,
 )
+from agentcore.middleware import Middleware
 from agentcore.testing import ChatRequest
 
 __all__ = [
@@ -73,7 +74,7 @@ async def run_agent(
     session: AgentSession | None = None,
     options: Mapping[str, Any] | None = None,
     tool_loop: FunctionInvocationConfiguration | None = None,
-    middleware: Sequence[object] | None = None,
+    middleware: Sequence[Middleware] | None = None,
 ) -> tuple[AgentResponse[Any], list[AgentResponseUpdate]]:
     """Run ``agent`` once in the given mode: the response and the streamed updates."""
     opts = cast("ChatOptions[None] | None", options)

@@ -9,6 +9,7 @@ import pytest
 
 from agentcore import (
     Agent,
+    AgentTool,
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
@@ -45,7 +46,7 @@ class Disk:
             self.ran.append("list_files")
             return "x"
 
-        self.tools = [delete, list_files]
+        self.tools: list[AgentTool] = [delete, list_files]
 
 
 def _setup(*script: object) -> tuple[Disk, ScriptedChatClient, Agent]:

@@ -12,7 +12,7 @@ import time
 import anyio
 import pytest
 
-from agentcore import Agent, tool
+from agentcore import Agent, AgentTool, tool
 from agentcore.testing import ScriptedChatClient
 
 from .harness import calls, one_call
@@ -53,7 +53,7 @@ class Batch:
             self.finished.append("threaded")
             return "done"
 
-        self.tools = [shielded, threaded]
+        self.tools: list[AgentTool] = [shielded, threaded]
 
 
 async def _cancel_once_started(agent: Agent, batch: Batch, stream: bool) -> None:

@@ -24,7 +24,7 @@ from agentcore import (
     chat_middleware,
     function_middleware,
 )
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 
 __all__ = [
     "Scope",
@@ -70,7 +70,7 @@ def scoped(scope: Scope, middleware: F) -> F:
     return marked
 
 
-def recorder(scope: Scope, name: str, log: list[str]) -> object:
+def recorder(scope: Scope, name: str, log: list[str]) -> Middleware:
     """A middleware of ``scope`` that logs ``"<name> before"`` and ``"<name> after"``."""
 
     async def record(context: Any, call_next: CallNext) -> None:
@@ -89,7 +89,7 @@ async def run_agent(
     session: AgentSession | None = None,
     options: ChatOptions[Any] | None = None,
     tools: Sequence[Any] | None = None,
-    middleware: Sequence[object] | None = None,
+    middleware: Sequence[Middleware] | None = None,
 ) -> tuple[AgentResponse[Any], list[AgentResponseUpdate]]:
     """Run ``agent`` once in the given mode: the response and the streamed updates."""
     if not stream:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from agentcore import Agent, AgentContext, AgentResponse, Message, MiddlewareTermination
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from agentcore.testing import ScriptedChatClient
 
 from .harness import recorder, run_agent, text
@@ -25,7 +25,7 @@ def from_b() -> AgentResponse[None]:
     return AgentResponse(messages=(Message("assistant", "from B"),), finish_reason="stop")
 
 
-def build(b: object, log: list[str]) -> tuple[Agent, ScriptedChatClient]:
+def build(b: Middleware, log: list[str]) -> tuple[Agent, ScriptedChatClient]:
     client = ScriptedChatClient([text("from the model")])
     a, c = recorder("agent", "A", log), recorder("agent", "C", log)
     return Agent(client, name="bot", middleware=[a, b, c]), client

@@ -16,7 +16,7 @@ from agentcore import (
     MiddlewareTermination,
     ResponseStream,
 )
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from agentcore.observers import ModelCallEnded
 from agentcore.testing import ScriptedChatClient
 
@@ -29,7 +29,7 @@ class Boom(Exception):
     """An ordinary exception raised by a middleware."""
 
 
-def build(b: object, log: list[str]) -> tuple[Agent, ScriptedChatClient]:
+def build(b: Middleware, log: list[str]) -> tuple[Agent, ScriptedChatClient]:
     client = ScriptedChatClient([text("from the model")])
     a, c = recorder("chat", "A", log), recorder("chat", "C", log)
     return Agent(client, middleware=[a, b, c]), client

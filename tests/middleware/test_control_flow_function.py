@@ -20,7 +20,7 @@ from agentcore import (
     tool,
 )
 from agentcore.errors import RunAbortedError
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from agentcore.testing import ScriptedChatClient
 
 from .harness import one_call, recorder, results, run_agent, text
@@ -28,7 +28,7 @@ from .harness import one_call, recorder, results, run_agent, text
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("stream", [False, True])]
 
 
-def build(b: object, log: list[str]) -> tuple[Agent, ScriptedChatClient]:
+def build(b: Middleware, log: list[str]) -> tuple[Agent, ScriptedChatClient]:
     @tool
     def probe(x: int) -> int:
         """Multiply by ten."""

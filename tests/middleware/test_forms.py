@@ -17,7 +17,7 @@ from agentcore import (
     function_middleware,
     tool,
 )
-from agentcore.middleware import CallNext, middleware_scope
+from agentcore.middleware import CallNext, Middleware, middleware_scope
 from agentcore.testing import ScriptedChatClient
 
 from .harness import Scope, one_call, run_agent, text
@@ -183,12 +183,12 @@ def test_agent_construction_rejects_a_middleware_whose_scope_cannot_be_told(
         TypeError,
         match=r"cannot tell the scope of middleware .*(unannotated|wrongly_annotated|Unscoped)",
     ):
-        Agent(ScriptedChatClient([]), middleware=[middleware])
+        Agent(ScriptedChatClient([]), middleware=[middleware])  # type: ignore[list-item]  # the mistake under test
 
 
 def test_an_unresolvable_hint_is_reported_with_the_reason() -> None:
     with pytest.raises(TypeError, match=r"dangling_hint.*NoSuchContext"):
-        Agent(ScriptedChatClient([]), middleware=[cast("object", dangling_hint)])
+        Agent(ScriptedChatClient([]), middleware=[cast("Middleware", dangling_hint)])
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -197,10 +197,10 @@ def test_run_rejects_a_middleware_whose_scope_cannot_be_told(stream: bool) -> No
     agent = Agent(client)
     if stream:
         with pytest.raises(TypeError, match="_unannotated"):
-            agent.run("hi", stream=True, middleware=[unannotated])
+            agent.run("hi", stream=True, middleware=[unannotated])  # type: ignore[list-item]  # the mistake under test
     else:
         with pytest.raises(TypeError, match="_unannotated"):
-            agent.run("hi", middleware=[unannotated])
+            agent.run("hi", middleware=[unannotated])  # type: ignore[list-item]  # the mistake under test
     assert client.requests == []
 
 
@@ -217,7 +217,7 @@ def test_run_rejects_a_middleware_whose_scope_cannot_be_told(stream: bool) -> No
 )
 def test_a_non_middleware_is_rejected_with_a_type_error(middleware: object, message: str) -> None:
     with pytest.raises(TypeError, match=message):
-        Agent(ScriptedChatClient([]), middleware=[middleware])
+        Agent(ScriptedChatClient([]), middleware=[middleware])  # type: ignore[list-item]  # the mistake under test
 
 
 def test_decorating_a_non_middleware_raises_at_once() -> None:

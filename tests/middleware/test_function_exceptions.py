@@ -17,7 +17,7 @@ from agentcore import (
     Message,
     tool,
 )
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from agentcore.testing import ScriptedChatClient
 
 from .harness import one_call, recorder, run_agent, text
@@ -29,7 +29,7 @@ class Boom(Exception):
     """An ordinary exception raised by a middleware."""
 
 
-def build(b: object, log: list[str]) -> tuple[Agent, ScriptedChatClient]:
+def build(b: Middleware, log: list[str]) -> tuple[Agent, ScriptedChatClient]:
     @tool
     def probe(x: int) -> int:
         """Multiply by ten."""

@@ -18,7 +18,7 @@ from agentcore import (
     Message,
     tool,
 )
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from agentcore.testing import FunctionChatClient, ScriptedChatClient
 
 from .harness import one_call, results, run_agent, text
@@ -59,7 +59,7 @@ class Rendezvous:
         await self.all_here.wait()
 
 
-def reconfigure(tag: str, extra: FunctionTool[..., Any], temperature: float) -> object:
+def reconfigure(tag: str, extra: FunctionTool[..., Any], temperature: float) -> Middleware:
     async def configure(context: AgentContext, call_next: CallNext) -> None:
         context.instructions = f"{context.instructions} (run {tag})"
         context.tools.append(extra)

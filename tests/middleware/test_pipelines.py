@@ -7,7 +7,8 @@ from collections.abc import Iterable
 import pytest
 
 from agentcore import Agent, ChatContext, FunctionInvocationContext, Message, ToolLoop, tool
-from agentcore.middleware import CallNext, Pipelines
+from agentcore.middleware import CallNext, Middleware
+from agentcore.middleware._pipeline import Pipelines
 from agentcore.testing import ScriptedChatClient
 
 from .harness import one_call, run_agent, text
@@ -68,7 +69,7 @@ async def test_the_same_run_level_middleware_is_composed_once(
 ) -> None:
     agent = Agent(ScriptedChatClient([text("one"), text("two"), text("three")]), tools=[add])
     counter = BuildCounter(monkeypatch)
-    run_level = [chat_noop, function_noop]
+    run_level: list[Middleware] = [chat_noop, function_noop]
 
     await run_agent(agent, stream=stream, middleware=run_level)
     await run_agent(agent, stream=stream, middleware=run_level)

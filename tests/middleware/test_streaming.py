@@ -17,7 +17,7 @@ from agentcore import (
     TextContent,
     tool,
 )
-from agentcore.middleware import CallNext
+from agentcore.middleware import CallNext, Middleware
 from agentcore.testing import ScriptedChatClient
 
 from .harness import one_call, run_agent, text
@@ -62,7 +62,7 @@ async def uppercase(context: ChatContext, call_next: CallNext) -> None:
         context.result = upper_response(context.result)
 
 
-def suffix(tag: str) -> object:
+def suffix(tag: str) -> Middleware:
     def add_tag(update: ChatResponseUpdate) -> ChatResponseUpdate:
         return attrs.evolve(
             update,

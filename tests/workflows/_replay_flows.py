@@ -89,9 +89,12 @@ class Flow:
 
 
 async def _main(db: str, log: str, step: str) -> None:
-    flow = Flow(Path(log), mode="fail" if step == "start" else "ok")
+    flow = Flow(Path(log), mode={"start": "fail", "hang": "hang"}.get(step, "ok"))
     workflow = flow.build(db)
-    if step == "start":
+    if step == "hang":  # the test kills this process once counted has finished
+        flow.arm()
+        await workflow.run(5, run_id="replay-run")
+    elif step == "start":
         flow.arm()
         try:
             await workflow.run(5, run_id="replay-run")

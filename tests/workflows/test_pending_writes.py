@@ -4,10 +4,15 @@ this process (from the value and from a store) and in a fresh one, on asyncio an
 
 from __future__ import annotations
 
+import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -18,6 +23,7 @@ from agentcore.workflows import (
     ExecutorFailedError,
     InMemoryCheckpointStore,
     SqliteCheckpointStore,
+    SupportsPendingWrites,
     WorkflowCheckpoint,
 )
 from tests.workflows._replay_flows import Flow, Tally
@@ -194,3 +200,108 @@ async def test_a_fresh_process_does_not_redo_finished_work(tmp_path: Path) -> No
     assert await anyio.to_thread.run_sync(step, "start") == "failed ExecutorFailedError"
     assert await anyio.to_thread.run_sync(step, "resume") == f"completed {DONE}"
     assert Flow(Path(log), mode="ok").runs() == 1
+
+
+async def test_finished_work_is_saved_as_it_finishes(
+    tmp_path: Path, store: CheckpointStore
+) -> None:
+    """Each finished invocation of a superstep with several is saved at once under the
+    checkpoint the superstep started from, so a resume from that checkpoint replays it
+    even when no failed or cancelled checkpoint was ever written (a crash)."""
+    assert isinstance(store, SupportsPendingWrites)
+    flow = Flow(tmp_path / "log", mode="hang")
+    finished = flow.arm()
+    workflow = flow.build(store)
+
+    async def cancel_once_counted_finished(scope: anyio.CancelScope) -> None:
+        await finished.wait()
+        scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(cancel_once_counted_finished, tg.cancel_scope)
+        await workflow.run(5, run_id="w")
+    infos = await store.list_checkpoints("w")
+    assert [i.status for i in infos] == ["running", "cancelled"]
+    barrier = infos[0].checkpoint_id
+    saved = await store.load_pending_writes("w", barrier)
+    assert len(saved) == 1  # counted's; flaky never finished
+    flow.mode = "ok"
+    # resume from the barrier checkpoint, as a process that died before the cancelled
+    # checkpoint was written would: its own state holds no finished work
+    barrier_state = workflow.restore(await _record(store, "w", barrier)).state
+    assert barrier_state is not None
+    assert barrier_state.finished == {}
+    done = await workflow.run(run_id="w", checkpoint=barrier)
+    assert done.output == DONE
+    assert flow.runs() == 1
+    replayed = [e.executor_id for e in done.events if e.type == "executor_replayed"]
+    assert replayed == ["counted"]
+
+
+async def _record(store: CheckpointStore, run_id: str, checkpoint_id: str) -> Any:
+    record = await store.load(run_id, checkpoint_id)
+    assert record is not None
+    return record
+
+
+async def test_a_lone_invocation_saves_no_pending_write(tmp_path: Path) -> None:
+    store = InMemoryCheckpointStore()
+    flow = Flow(tmp_path / "log", mode="ok")
+    assert (await flow.build(store).run(5, run_id="one")).output == DONE
+    for info in await store.list_checkpoints("one"):
+        # supersteps 1 and 3 have one invocation; 2 has two (both saved as they finished)
+        expected = 2 if info.superstep == 1 else 0
+        assert len(await store.load_pending_writes("one", info.checkpoint_id)) == expected
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+async def test_a_killed_process_does_not_redo_finished_work(tmp_path: Path) -> None:
+    """The process dies mid-superstep (SIGKILL: no failed or cancelled checkpoint is
+    written); a fresh process resumes from the SQLite file and does not run the
+    invocation that had finished again."""
+    db, log = str(tmp_path / "runs.db"), tmp_path / "log"
+
+    def hang_then_kill() -> None:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "tests.workflows._replay_flows", db, str(log), "hang"],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            for _ in range(1200):  # until counted's pending write is in the file
+                if _pending_rows(db) or child.poll() is not None:
+                    break
+                time.sleep(0.05)
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait(timeout=30)
+        assert child.returncode == -signal.SIGKILL  # killed, not ended on its own
+
+    await anyio.to_thread.run_sync(hang_then_kill)
+    assert Flow(log, mode="ok").runs() == 1
+    resumed = await anyio.to_thread.run_sync(
+        lambda: subprocess.run(
+            [sys.executable, "-m", "tests.workflows._replay_flows", db, str(log), "resume"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout.strip()
+    )
+    assert resumed == f"completed {DONE}"
+    assert Flow(log, mode="ok").runs() == 1
+
+
+def _pending_rows(db: str) -> int:
+    if not os.path.exists(db):
+        return 0
+    conn = sqlite3.connect(db)
+    try:
+        row = conn.execute("SELECT count(*) FROM agentcore_workflow_pending_writes").fetchone()
+        return int(row[0])
+    except sqlite3.OperationalError:  # the table is not there yet
+        return 0
+    finally:
+        conn.close()

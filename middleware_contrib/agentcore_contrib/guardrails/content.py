@@ -54,10 +54,10 @@ class ContentFilter:
             )
             for word in words
         ]
-        self.patterns = tuple(compiled)
+        self.patterns: tuple[re.Pattern[str], ...] = tuple(compiled)
         self.predicate = predicate
         self.name = name
-        self.incremental = predicate is None
+        self.incremental: bool = predicate is None
 
     async def check(self, text: str) -> GuardResult:
         """Block on the first blocklist word, pattern or predicate verdict that objects."""

@@ -163,8 +163,8 @@ class PromptInjectionGuard:
             raise ValueError(f"threshold must be within [0, 1], got {threshold}")
         if not compiled and classifier is None:
             raise ValueError("PromptInjectionGuard needs patterns, a classifier, or both")
-        self.rules = tuple(compiled)
-        self.patterns = tuple(pattern for _, pattern in compiled)
+        self.rules: tuple[tuple[str, re.Pattern[str]], ...] = tuple(compiled)
+        self.patterns: tuple[re.Pattern[str], ...] = tuple(pattern for _, pattern in compiled)
         # A leading \b keeps the regex engine from skipping ahead to the first letters a
         # match can start with; searching without it and checking the boundary after is
         # several times faster on long texts.
@@ -176,7 +176,7 @@ class PromptInjectionGuard:
         self.threshold = threshold
         self.name = name
         # A classifier judges whole texts, so streaming output is held back in full.
-        self.incremental = classifier is None
+        self.incremental: bool = classifier is None
 
     def _match(self, piece: str) -> tuple[str, str] | None:
         for variant in spellings(piece):

@@ -110,7 +110,7 @@ class LLMJudge:
             raise ValueError("the judge prompt must not be empty")
         self.client = client
         self.prompt = prompt
-        self.options = dict(options or {})
+        self.options: dict[str, Any] = dict(options or {})
         self.name = name
 
     async def check(self, text: str) -> GuardResult:

@@ -88,12 +88,12 @@ class _Guardrails:
                 ) from exc
         elif not callable(message):
             raise TypeError("message must be a str template or a callable taking the violation")
-        self.input = tuple(input)
-        self.output = tuple(output)
+        self.input: tuple[TextGuard | RequestGuard, ...] = tuple(input)
+        self.output: tuple[TextGuard, ...] = tuple(output)
         self.on_violation: OnViolation = on_violation
         self.message = message
         self.holdback_chars = holdback_chars
-        self.input_roles = frozenset(input_roles)
+        self.input_roles: frozenset[str] = frozenset(input_roles)
 
     def block_message(self, violation: GuardrailViolation) -> str:
         """What the caller reads instead of the blocked content."""

@@ -57,8 +57,8 @@ class ToolPolicy:
         on_violation: Literal["reject", "terminate"] = "reject",
         name: str = "tool_policy",
     ) -> None:
-        self.allow = _patterns(allow, "allow")
-        self.deny = _patterns(deny, "deny") or ()
+        self.allow: tuple[str, ...] | None = _patterns(allow, "allow")
+        self.deny: tuple[str, ...] = _patterns(deny, "deny") or ()
         self.checks: dict[str, tuple[ArgumentCheck, ...]] = {}
         for pattern, given in (checks or {}).items():
             found: tuple[ArgumentCheck, ...] = (

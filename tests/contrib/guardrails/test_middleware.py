@@ -30,6 +30,7 @@ from agentcore import (
     TextContent,
     tool,
 )
+from agentcore.middleware import Middleware
 from agentcore.testing import ScriptedChatClient
 
 pytestmark = pytest.mark.anyio
@@ -140,7 +141,7 @@ async def test_agent_input_redaction_reaches_the_history_store() -> None:
 @pytest.mark.parametrize("scope", ["chat", "agent"])
 async def test_output_pii_is_redacted(stream: bool, scope: str) -> None:
     answer = "Write to bob.smith@example.com or call +44 20 7946 0958 for help."
-    guardrails: object = (
+    guardrails: Middleware = (
         ChatGuardrails(output=[PIIGuard()], holdback_chars=48)
         if scope == "chat"
         else AgentGuardrails(output=[PIIGuard()], holdback_chars=48)
@@ -159,7 +160,7 @@ async def test_output_pii_is_redacted(stream: bool, scope: str) -> None:
 async def test_blocked_output_never_reaches_the_caller(stream: bool, scope: str) -> None:
     answer = "Here is the plan. The launch code is ZEBRA-42, keep it safe. More text follows."
     guard = ContentFilter(blocklist=["ZEBRA-42"])
-    guardrails: object = (
+    guardrails: Middleware = (
         ChatGuardrails(output=[guard], holdback_chars=16)
         if scope == "chat"
         else AgentGuardrails(output=[guard], holdback_chars=16)

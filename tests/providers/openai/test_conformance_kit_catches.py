@@ -1,5 +1,6 @@
 """The conformance kit checks what an adapter sends: an adapter that drops instructions,
-tools, ``tool_choice``, ``response_format``, tool results or reasoning fails it.
+tools, their schemas, ``tool_choice``, ``response_format``, tool results or reasoning
+fails it.
 
 The broken adapters wrap the real ``OpenAIResponsesClient`` (whose harness reads every
 one of those back from the recorded request) and each drop one thing on the way in.
@@ -7,6 +8,7 @@ one of those back from the recorded request) and each drop one thing on the way 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -42,6 +44,8 @@ class DroppingAdapter:
         stream: bool = False,
     ) -> Any:
         kept = {k: v for k, v in (options or {}).items() if k != self._drop}
+        if self._drop == "tool schemas":  # the tools go, but with empty argument schemas
+            kept["tools"] = [SchemaLess(t.name, t.description) for t in kept.get("tools", ())]
         dropped_type = {"tool results": FunctionResultContent, "reasoning": ReasoningContent}
         unwanted = dropped_type.get(self._drop)
         if unwanted is not None:
@@ -52,6 +56,17 @@ class DroppingAdapter:
         if stream:
             return self._inner.get_response(messages, options=kept, stream=True)
         return self._inner.get_response(messages, options=kept)
+
+
+@dataclasses.dataclass(frozen=True)
+class SchemaLess:
+    """A function tool's declaration that lost its argument schema."""
+
+    name: str
+    description: str | None
+    parameters: Mapping[str, Any] = dataclasses.field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
 
 
 class BrokenHarness(ResponsesHarness):
@@ -68,6 +83,7 @@ class BrokenHarness(ResponsesHarness):
 CASES: dict[str, Check] = {
     "instructions": check_sends_request_options,
     "tools": check_sends_request_options,
+    "tool schemas": check_sends_request_options,
     "tool_choice": check_sends_request_options,
     "response_format": check_sends_response_format,
     "tool results": check_sends_tool_results,

@@ -1,0 +1,208 @@
+"""What a run saves, and the failure reports that carry a checkpoint (design §3.13-3.15).
+
+A checkpoint is the run's state at the last barrier; a failed or cancelled one also
+keeps, as *pending writes*, what the invocations of the interrupted superstep that had
+finished staged, so a resume replays them instead of running their handlers again.
+Saves go to the run's store shielded from cancellation: a record is written whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+import attrs
+
+from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
+from agentcore.workflows._codec import decode_pending_write, encode_pending_write
+from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._events import (
+    ErrorInfo,
+    ExecutorFailed,
+    RunFailed,
+    SuperstepAborted,
+    WorkflowEvent,
+)
+from agentcore.workflows._graph import Graph
+from agentcore.workflows._replay import finished_of
+from agentcore.workflows._state import Finished, Key, RunState
+from agentcore.workflows.errors import (
+    CheckpointError,
+    ExecutorFailedError,
+    ExecutorTimeoutError,
+    WorkflowConvergenceError,
+)
+from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
+
+__all__ = [
+    "RunFailure",
+    "checkpoint_of",
+    "convergence_failure",
+    "executor_failure",
+    "new_checkpoint_id",
+    "save",
+    "save_pending_write",
+    "with_pending_writes",
+]
+
+
+class RunFailure(Exception):
+    """A run ended with an error: the events to report first, then ``error``."""
+
+    def __init__(
+        self,
+        events: list[WorkflowEvent],
+        error: BaseException,
+        checkpoint: WorkflowCheckpoint | None,
+    ) -> None:
+        super().__init__(str(error))
+        self.events = events
+        self.error = error
+        self.checkpoint = checkpoint
+
+
+def new_checkpoint_id(superstep: int) -> str:
+    return f"ck_{superstep:06d}_{os.urandom(3).hex()}"
+
+
+def checkpoint_of(
+    state: RunState,
+    graph: Graph,
+    parent_id: str | None,
+    status: RunStatus,
+    done: Sequence[WorkflowContext[Any, Any] | None] | None,
+) -> WorkflowCheckpoint:
+    """``state`` as a checkpoint. ``done``: the contexts of the superstep under way
+    (``None`` slots: not finished); a failed or cancelled checkpoint keeps the finished
+    ones as pending writes, beside those it already had."""
+    frozen = state.freeze()
+    if done is not None and status in ("failed", "cancelled"):
+        finished = dict(state.finished)
+        inbox = state.inbox
+        for ctx in done:
+            if ctx is not None:
+                finished[ctx.ordinal] = finished_of(ctx, inbox[ctx.ordinal].key)
+        frozen = attrs.evolve(frozen, finished=finished)
+    return WorkflowCheckpoint(
+        state.run_id,
+        new_checkpoint_id(state.superstep),
+        parent_id,
+        state.superstep,
+        status,
+        graph.name,
+        tuple(e.request for e in frozen.pending.values()),
+        graph.version,
+        state=frozen,
+        registry=graph.registry,
+    )
+
+
+async def save(store: CheckpointStore | None, checkpoint: WorkflowCheckpoint | None) -> None:
+    """Write ``checkpoint`` to ``store`` (if both are given), shielded from cancellation."""
+    if store is None or checkpoint is None:
+        return
+    record = CheckpointRecord.of(checkpoint)
+    with anyio.CancelScope(shield=True):
+        await store.save(record)
+
+
+async def save_pending_write(
+    store: SupportsPendingWrites,
+    graph: Graph,
+    run_id: str,
+    checkpoint_id: str,
+    ctx: WorkflowContext[Any, Any],
+    key: Key,
+) -> None:
+    """Save what ``ctx``'s invocation staged under the checkpoint its superstep started
+    from, shielded from cancellation (skipped when it holds an unstorable value)."""
+    payload = encode_pending_write(graph.registry, ctx.ordinal, finished_of(ctx, key))
+    if payload is None:
+        return
+    with anyio.CancelScope(shield=True):
+        await store.save_pending_write(run_id, checkpoint_id, ctx.ordinal, payload)
+
+
+async def with_pending_writes(
+    store: CheckpointStore, checkpoint: WorkflowCheckpoint
+) -> WorkflowCheckpoint:
+    """``checkpoint`` with the pending writes ``store`` keeps under it (those it holds
+    itself win); a write this definition cannot read is left out, so it runs again."""
+    state = checkpoint.state
+    if not isinstance(store, SupportsPendingWrites) or state is None:
+        return checkpoint
+    payloads = await store.load_pending_writes(checkpoint.run_id, checkpoint.checkpoint_id)
+    if not payloads:
+        return checkpoint
+    finished: dict[int, Finished] = {}
+    for payload in payloads:
+        try:
+            ordinal, done = decode_pending_write(checkpoint.registry, payload)
+        except CheckpointError:
+            continue
+        finished[ordinal] = done
+    finished.update(state.finished)
+    return attrs.evolve(checkpoint, state=attrs.evolve(state, finished=finished))
+
+
+def executor_failure(
+    run_id: str,
+    executor_id: str,
+    ordinal: int,
+    superstep: int,
+    error: BaseException,
+    checkpoint: WorkflowCheckpoint,
+) -> RunFailure:
+    """An invocation failed for good: ``ExecutorFailedError`` (``ExecutorTimeoutError``
+    for a timeout) with the original as its cause, after the three failure events."""
+    info = ErrorInfo.of(error, executor_id)
+    if isinstance(error, TimeoutError):
+        wrapped: ExecutorFailedError = ExecutorTimeoutError(
+            f"{executor_id!r} timed out in superstep {superstep}",
+            executor_id=executor_id,
+            run_id=run_id,
+            superstep=superstep,
+            checkpoint=checkpoint,
+        )
+    else:
+        wrapped = ExecutorFailedError(
+            f"{executor_id!r} failed in superstep {superstep}: {type(error).__name__}: {error}",
+            executor_id=executor_id,
+            run_id=run_id,
+            superstep=superstep,
+            checkpoint=checkpoint,
+        )
+    wrapped.__cause__ = error
+    return RunFailure(
+        [
+            ExecutorFailed(executor_id, superstep, ordinal, info),
+            SuperstepAborted(superstep, "failed"),
+            RunFailed(run_id, info, checkpoint.checkpoint_id),
+        ],
+        wrapped,
+        checkpoint,
+    )
+
+
+def convergence_failure(
+    state: RunState, max_supersteps: int, checkpoint: WorkflowCheckpoint
+) -> RunFailure:
+    """The superstep limit was reached with messages waiting (§3.15): resumable from
+    ``checkpoint`` with a higher limit."""
+    pending: dict[str, int] = {}
+    for env in state.inbox:
+        pending[env.target] = pending.get(env.target, 0) + 1
+    error = WorkflowConvergenceError(
+        run_id=state.run_id,
+        superstep=state.superstep,
+        max_supersteps=max_supersteps,
+        pending=pending,
+        checkpoint=checkpoint,
+    )
+    return RunFailure(
+        [RunFailed(state.run_id, ErrorInfo.of(error), checkpoint.checkpoint_id)],
+        error,
+        checkpoint,
+    )
