@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Mapping, Sequence
-from typing import Any, Literal, cast, overload
+from typing import Any, Literal, TypeVar, cast, overload
 
-from agentcore._agent.agent import Agent
+from agentcore._agent.agent import _NO_DEPS, Agent  # _NO_DEPS: run(deps=...) not given
 from agentcore._agent.tool_providers import AgentTool
 from agentcore._loop.tool_calls import result_value
 from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
@@ -75,6 +75,9 @@ PENDING_KEY = "agentcore.pending"
 """The key :func:`run_until_answered` publishes a paused run's open requests under."""
 DECISIONS_TOPIC = "agentcore.decisions"
 """The topic :func:`run_until_answered` receives the caller's decisions on."""
+
+
+DepsT = TypeVar("DepsT")
 
 
 class DurableExecutionError(RunAbortedError):
@@ -365,17 +368,17 @@ def _wrap(item: Any, engine: DurableEngine, name: str, policies: Mapping[str, St
 
 
 def durable_agent(
-    agent: Agent,
+    agent: Agent[DepsT],
     engine: DurableEngine,
     *,
     name: str | None = None,
     model_policy: StepPolicy | None = None,
     tool_policies: Mapping[str, StepPolicy] | None = None,
-) -> Agent:
+) -> Agent[DepsT]:
     """A new agent like ``agent`` whose runs are durable on ``engine``.
 
     It has the same instructions, tools, middleware, options, context providers,
-    observers and loop settings; its model calls, tool calls and history load and
+    observers, loop settings and ``deps_type``; its model calls, tool calls and history load and
     append are steps named after ``name`` (default: the agent's name, which is then
     required). Run it only from the engine's workflow code, under asyncio: anywhere
     else ``run`` raises :class:`DurableExecutionError` rather than run undurably.
@@ -400,6 +403,7 @@ def durable_agent(
         history=None if history is None else DurableHistoryStore(history, engine, name=step_name),
         tool_loop=agent.tool_loop,
         observers=tuple(agent._runtime.observers),  # pyright: ignore[reportPrivateUsage]  # the kernel's own agent
+        deps_type=agent.deps_type,
     )
     durable._durable = (engine, step_name, policies)
     return durable
@@ -449,12 +453,13 @@ def _decode_decisions(value: JSON) -> list[Any]:
 
 
 async def run_until_answered(
-    agent: Agent,
+    agent: Agent[DepsT],
     engine: DurableEngine,
     messages: AgentInput | None = None,
     *,
     session: AgentSession,
     wait: float | None = None,
+    deps: DepsT = _NO_DEPS,
 ) -> AgentResponse[Any]:
     """Run a durable agent's turn to its end, waiting durably for human decisions.
 
@@ -465,9 +470,11 @@ async def run_until_answered(
     the same session. Request ids are derived from the run, so decisions given after
     a crash and recovery still match. With ``wait`` seconds and no decision by then,
     the open requests are declined by a new message. Call it from workflow code;
-    ``session`` must be the same on replay (give it a fixed id).
+    ``session`` must be the same on replay (give it a fixed id). ``deps`` go to every
+    run of the turn, as ``agent.run(..., deps=...)``; they are never journaled, so a
+    recovered run gets the deps of the call that recovers it.
     """
-    response = await agent.run(messages, session=session)
+    response = await agent.run(messages, session=session, deps=deps)
     while True:
         requests = [*response.approval_requests, *response.user_input_requests]
         await engine.publish(PENDING_KEY, [to_dict(r) for r in requests])
@@ -476,7 +483,9 @@ async def run_until_answered(
         received = await engine.receive(DECISIONS_TOPIC, wait=wait)
         if received is None:
             response = await agent.run(
-                "No decision was given in time; go on without those calls.", session=session
+                "No decision was given in time; go on without those calls.",
+                session=session,
+                deps=deps,
             )
         else:
-            response = await agent.run(_decode_decisions(received), session=session)
+            response = await agent.run(_decode_decisions(received), session=session, deps=deps)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from agentcore.protocols import SupportsAgentRun
 from agentcore.workflows._agent_executor import AgentExecutor
@@ -15,7 +15,9 @@ from agentcore.workflows._workflow import Workflow
 __all__ = ["fan_in_regions", "is_agent", "sub_workflow"]
 
 
-def sub_workflow(obj: object, ident: str | None) -> SubWorkflowExecutor | None:
+def sub_workflow(
+    obj: object, ident: str | None, forward_requests: Literal["parent", "caller"] = "parent"
+) -> SubWorkflowExecutor | None:
     """``obj`` as a sub-workflow node, if it is a workflow."""
     if not isinstance(obj, Workflow):
         return None
@@ -24,7 +26,12 @@ def sub_workflow(obj: object, ident: str | None) -> SubWorkflowExecutor | None:
         raise TypeError(
             f"a sub-workflow node needs an id: builder.add(<{child.name} workflow>, id=...)"
         )
-    return SubWorkflowExecutor(child, id=ident)
+    return SubWorkflowExecutor(child, id=ident, forward_requests=forward_requests)
+
+
+def is_workflow(obj: object) -> bool:
+    """Whether ``obj`` is a built workflow (it becomes a sub-workflow node)."""
+    return isinstance(obj, Workflow)
 
 
 def is_agent(obj: object) -> bool:

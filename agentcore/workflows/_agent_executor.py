@@ -9,22 +9,35 @@ conversation the next agent should see. It holds no run data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from typing import Any, Literal, cast
 
 import attrs
 
+from agentcore._sessions.session import AgentSession
+from agentcore._types.contents import (
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
+)
 from agentcore._types.messages import Message
 from agentcore._types.responses import AgentResponse
 from agentcore.protocols import SupportsAgentRun
+from agentcore.serialization import from_json, structure, to_json, unstructure
 from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows.errors import WorkflowTypeError
 
-__all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentTurn", "ContextMode"]
+__all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]
 
 AGENT_UPDATE = "agent_update"
 """The ``name`` of the live :class:`ExecutorEvent` carrying an agent executor's
-``AgentResponseUpdate`` under ``open_run``."""
+``AgentResponseUpdate`` (under ``open_run``, and in ``run(stream=True)`` when the agent
+is the only invocation of its superstep)."""
 
 ContextMode = Literal["full", "inputs", "last"] | Callable[["AgentTurn"], Sequence[Message]]
 
@@ -56,6 +69,18 @@ class AgentTurn:
         )
 
 
+@attrs.frozen
+class AgentPauses:
+    """An agent executor's state: answers received so far for its agents' paused runs
+    (pause id, the answer as JSON), kept until every request of that pause is answered."""
+
+    answers: tuple[tuple[str, str], ...] = ()
+
+
+Answer = FunctionApprovalResponseContent | UserInputResponseContent
+AgentCtx = WorkflowContext[AgentTurn, AgentResponse[Any]]
+
+
 class AgentExecutor:
     """A ``SupportsAgentRun`` as an executor (what the builder wraps agents in).
 
@@ -67,6 +92,7 @@ class AgentExecutor:
     input_types: tuple[Any, ...] = (str, Message, Sequence[Message], AgentTurn)
     output_types: tuple[Any, ...] = (AgentTurn,)
     yield_types: tuple[Any, ...] = (AgentResponse,)
+    state_type = AgentPauses
 
     def __init__(
         self, agent: SupportsAgentRun, *, id: str | None = None, context: ContextMode = "full"
@@ -112,18 +138,137 @@ class AgentExecutor:
         ctx: WorkflowContext[AgentTurn, AgentResponse[Any]],
     ) -> None:
         """Run the agent on the message; yield its response, send the turn on."""
-        inputs = self._inputs(message)
         live = ctx._live
-        if live is None:
-            response = await self._agent.run(list(inputs))
-        else:
+        if live is not None:
             # under open_run: each update reaches the consumer at once (not kept in the
             # run's events or checkpoints: the response is)
-            stream = self._agent.run(list(inputs), stream=True)
+            async with aclosing(self.handle_live(message, ctx)) as updates:
+                async for event in updates:
+                    await live(event)
+            return
+        inputs = self._inputs(message)
+        session = self._agent.create_session()
+        response = await self._agent.run(list(inputs), session=session)
+        await self._commit(inputs, response, ctx, session)
+
+    async def handle_live(
+        self,
+        message: str | Message | Sequence[Message] | AgentTurn,
+        ctx: WorkflowContext[AgentTurn, AgentResponse[Any]],
+    ) -> AsyncGenerator[ExecutorEvent, None]:
+        """The streaming form of :meth:`handle` (same effects): the agent runs streaming
+        and each ``AgentResponseUpdate`` is yielded as it arrives, as an
+        ``ExecutorEvent`` named :data:`AGENT_UPDATE`."""
+        inputs = self._inputs(message)
+        session = self._agent.create_session()
+        stream = self._agent.run(list(inputs), session=session, stream=True)
+        async with stream:
             async for update in stream:
-                await live(ExecutorEvent(self._id, AGENT_UPDATE, update))
+                yield ExecutorEvent(self._id, AGENT_UPDATE, update)
             response = await stream.get_final_response()
+        await self._commit(inputs, response, ctx, session)
+
+    @response_handler(
+        request=FunctionApprovalRequestContent,
+        response=FunctionApprovalResponseContent,
+        output=AgentTurn,
+        yields=AgentResponse,
+    )
+    async def on_approval(
+        self,
+        request: FunctionApprovalRequestContent,
+        answer: FunctionApprovalResponseContent,
+        ctx: AgentCtx,
+    ) -> None:
+        """An approval for the agent's paused run (see :meth:`_resume`)."""
+        await self._resume(request, answer, ctx)
+
+    @response_handler(
+        request=UserInputRequestContent,
+        response=UserInputResponseContent,
+        output=AgentTurn,
+        yields=AgentResponse,
+    )
+    async def on_user_input(
+        self, request: UserInputRequestContent, answer: UserInputResponseContent, ctx: AgentCtx
+    ) -> None:
+        """A user's answer for the agent's paused run (see :meth:`_resume`)."""
+        await self._resume(request, answer, ctx)
+
+    async def _resume(
+        self,
+        request: FunctionApprovalRequestContent | UserInputRequestContent,
+        answer: Answer,
+        ctx: AgentCtx,
+    ) -> None:
+        """Keep ``answer``; once every request of its pause is answered, resume the agent
+        in the paused session with all of them at once (the kernel's own resume)."""
+        if answer.id != request.id or answer.function_call != request.function_call:
+            raise WorkflowTypeError(
+                f"{self._id!r} was given an answer for {answer.id!r} "
+                f"({answer.function_call.name}) to its request {request.id!r} "
+                f"({request.function_call.name}); answer with "
+                f"pending.create_response(pending.data.create_response(...))"
+            )
+        context = cast("dict[str, Any]", ctx.request_context)
+        pause: str = context["pause"]
+        ids: list[str] = context["ids"]
+        kept = (ctx.get_state(AgentPauses) or AgentPauses()).answers
+        mine = {a.id: a for a in (_read_answer(text) for p, text in kept if p == pause)}
+        mine[answer.id] = answer
+        others = tuple((p, text) for p, text in kept if p != pause)
+        if len(mine) < len(ids):
+            kept_now = tuple((pause, _write_answer(a)) for a in mine.values())
+            ctx.set_state(AgentPauses((*others, *kept_now)))
+            return
+        if kept:
+            ctx.set_state(AgentPauses(others))
+        session = from_json(context["session"], AgentSession)
+        inputs = tuple(structure(context["inputs"], list[Message]))
+        decisions = Message("user", [mine[i] for i in ids])
+        response = await self._agent.run([*inputs, decisions], session=session)
+        await self._commit(inputs, response, ctx, session)
+
+    async def _commit(
+        self,
+        inputs: tuple[Message, ...],
+        response: AgentResponse[Any],
+        ctx: AgentCtx,
+        session: AgentSession,
+    ) -> None:
+        ctx.add_usage(response.usage)
+        pauses: tuple[FunctionApprovalRequestContent | UserInputRequestContent, ...] = (
+            *response.approval_requests,
+            *response.user_input_requests,
+        )
+        if pauses:
+            # the agent's own pause becomes the workflow's: one request per question,
+            # with what resuming needs (the session and the inputs) as request context
+            context = {
+                "pause": pauses[0].id,
+                "ids": [p.id for p in pauses],
+                "session": to_json(session),
+                "inputs": unstructure(list(inputs)),
+            }
+            for p in pauses:
+                if isinstance(p, FunctionApprovalRequestContent):
+                    await ctx.request(p, FunctionApprovalResponseContent, context=context)
+                else:
+                    await ctx.request(p, UserInputResponseContent, context=context)
+            return
         await ctx.yield_output(response)
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
             turn = AgentTurn(self._id, response, (*inputs, *response.messages), len(inputs))
             await ctx.send(turn)
+
+
+def _read_answer(text: str) -> Answer:
+    """An answer kept in :class:`AgentPauses`, read back by its content tag."""
+    data = json.loads(text)
+    if data.get("type") == "function_approval_response":
+        return structure(data, FunctionApprovalResponseContent)
+    return structure(data, UserInputResponseContent)
+
+
+def _write_answer(answer: Answer) -> str:
+    return json.dumps(unstructure(answer))

@@ -18,7 +18,7 @@ from typing import Any, Generic, Literal, cast
 from typing_extensions import Self, TypeVar
 
 from agentcore.protocols import SupportsAgentRun
-from agentcore.workflows._adapt import fan_in_regions, is_agent, sub_workflow
+from agentcore.workflows._adapt import fan_in_regions, is_agent, is_workflow, sub_workflow
 from agentcore.workflows._agent_executor import AgentExecutor, ContextMode
 from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._edges import Case, Default, Group
@@ -130,8 +130,14 @@ class WorkflowBuilder(Generic[InT, OutT]):
 
     # -- nodes ---------------------------------------------------------------------------
 
-    def _adopt(self, obj: object, ident: str | None, context: ContextMode = "full") -> str:
-        target: object = sub_workflow(obj, ident)
+    def _adopt(
+        self,
+        obj: object,
+        ident: str | None,
+        context: ContextMode = "full",
+        forward_requests: Literal["parent", "caller"] = "parent",
+    ) -> str:
+        target: object = sub_workflow(obj, ident, forward_requests)
         if target is None and is_agent(obj):
             target = AgentExecutor(cast("SupportsAgentRun", obj), id=ident, context=context)
         elif target is None:
@@ -170,12 +176,19 @@ class WorkflowBuilder(Generic[InT, OutT]):
         retry: RetryPolicy | None = None,
         state_type: type[Any] | None = None,
         context: ContextMode | None = None,
+        forward_requests: Literal["parent", "caller"] | None = None,
     ) -> Self:
         """Add a node, or configure one already added by an edge call (by object or id).
 
         An agent (any ``SupportsAgentRun``) becomes an :class:`AgentExecutor` (its id is
         the agent's name unless ``id`` is given); ``context`` applies to agents only.
+        A workflow becomes a sub-workflow node (``id`` required); ``forward_requests``
+        applies to those only: ``"parent"`` (default) sends the child's requests along
+        the node's edges as :class:`SubWorkflowRequest`, ``"caller"`` makes them this
+        run's own pending requests (``request.path`` starts with the node's id).
         """
+        if forward_requests is not None and not is_workflow(executor):
+            raise TypeError(f"forward_requests= applies to sub-workflows only, not to {executor!r}")
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         if isinstance(executor, str):
@@ -190,7 +203,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
             elif same and known is not None:
                 ident = known
             else:
-                ident = self._adopt(executor, id, context or "full")
+                ident = self._adopt(executor, id, context or "full", forward_requests or "parent")
         options = self._options.setdefault(ident, _NodeOptions())
         options.max_concurrency = max_concurrency
         options.timeout = timeout

@@ -14,6 +14,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, cast, get_args, get_origin
 
+import attrs
+
+from agentcore._types.usage import Usage
 from agentcore.serialization import structure, unstructure
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
@@ -262,6 +265,8 @@ def _encode_finished(registry: TypeRegistry, ordinal: int, done: Finished) -> di
     }
     if done.state_set:
         item["state"] = registry.encode(done.state, type(done.state))
+    if done.usage is not None:
+        item["usage"] = encode_usage(done.usage)
     return item
 
 
@@ -290,6 +295,7 @@ def _decode_finished(registry: TypeRegistry, data: Mapping[str, Any]) -> tuple[i
         dict(data.get("shared", {})),
         tuple(data.get("deleted", ())),
         events,
+        decode_usage(data.get("usage")),
     )
     return int(data["ordinal"]), done
 
@@ -353,6 +359,7 @@ def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
         "shared": dict(state.shared),
         "requests": [_encode_entry(registry, e) for e in state.pending.values()],
         "answered": list(state.answered),
+        **({} if state.usage is None else {"usage": encode_usage(state.usage)}),
     }
 
 
@@ -393,4 +400,24 @@ def decode_state(
         pending,
         tuple(data.get("answered", ())),
         dict(_decode_finished(registry, d) for d in data.get("finished", ())),
+        decode_usage(data.get("usage")),
     )
+
+
+def encode_usage(usage: Usage) -> dict[str, int]:
+    """Usage as a JSON object of its counted fields."""
+    return {k: v for k, v in attrs.asdict(usage).items() if v is not None}
+
+
+def decode_usage(data: Any) -> Usage | None:
+    """The usage :func:`encode_usage` wrote (``None``: none recorded)."""
+    if data is None:
+        return None
+    if not isinstance(data, Mapping):
+        raise CheckpointError(f"a checkpoint's usage must be a JSON object, got {data!r}")
+    fields = {f.name for f in attrs.fields(Usage)}
+    counts = cast("Mapping[str, Any]", data)
+    unknown = sorted(set(counts) - fields)
+    if unknown or not all(isinstance(v, int) for v in counts.values()):
+        raise CheckpointError(f"a checkpoint's usage has unknown or non-integer counts: {data!r}")
+    return Usage(**counts)

@@ -17,6 +17,7 @@ from typing import Any, Generic, Protocol, cast
 
 from typing_extensions import Never, TypeVar
 
+from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._subtypes import SubWorkflowResponse
@@ -144,6 +145,7 @@ class WorkflowContext(Generic[SendT, YieldT]):
         "_shared_data",
         "_state",
         "_state_set",
+        "_usage",
         "executor_id",
         "ordinal",
         "request_context",
@@ -196,6 +198,7 @@ class WorkflowContext(Generic[SendT, YieldT]):
         self._outputs: list[Any] | tuple[()] = ()
         self._requests: list[tuple[PendingRequest[Any, Any], Any]] | tuple[()] = ()
         self._events: list[ExecutorEvent] | tuple[()] = ()
+        self._usage: Usage | None = None
 
     # -- messages and outputs ------------------------------------------------------------
 
@@ -241,13 +244,21 @@ class WorkflowContext(Generic[SendT, YieldT]):
     async def emit(self, data: Any, *, name: str = "custom") -> None:
         """Stage an :class:`ExecutorEvent` (source ``"executor"``); under ``open_run``
         it also reaches the consumer at once."""
-        event = ExecutorEvent(self.executor_id, name, data)
+        await self._emit(ExecutorEvent(self.executor_id, name, data))
+
+    async def _emit(self, event: ExecutorEvent) -> None:
         if isinstance(self._events, list):
             self._events.append(event)
         else:
             self._events = [event]
         if self._live is not None:
             await self._live(event)
+
+    def add_usage(self, usage: Usage | None) -> None:
+        """Count tokens spent on the run's behalf; they add to the run's ``usage`` when
+        this superstep commits (agent executors count their agent's usage themselves)."""
+        if usage is not None:
+            self._usage = usage if self._usage is None else self._usage + usage
 
     # -- requests ------------------------------------------------------------------------
 

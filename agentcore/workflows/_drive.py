@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -13,6 +13,7 @@ from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
 from agentcore.workflows._durability import RunFailure
 from agentcore.workflows._events import ExecutorEvent, WorkflowEvent
+from agentcore.workflows._live import live_invocation, live_step
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._runner import Runner
 
@@ -22,11 +23,12 @@ LIVE_BUFFER = 256
 """Events an ``open_run`` channel holds before a slow consumer slows the run."""
 
 
-async def step_once(runner: Runner) -> None:
-    """One superstep; a failure saves the failed checkpoint, a cancellation a
+@asynccontextmanager
+async def saving(runner: Runner) -> AsyncGenerator[None, None]:
+    """Around a superstep: a failure saves the failed checkpoint, a cancellation a
     cancelled one (both shielded), so the run stays resumable from the store."""
     try:
-        await runner.step()
+        yield
     except RunFailure as failure:
         await runner.save(failure.checkpoint)
         raise
@@ -34,6 +36,12 @@ async def step_once(runner: Runner) -> None:
         if runner.store is not None:
             await runner.save(runner.checkpoint("cancelled"))
         raise
+
+
+async def step_once(runner: Runner) -> None:
+    """One superstep, saved as :func:`saving` says."""
+    async with saving(runner):
+        await runner.step()
 
 
 async def drive(setup: Runner | Awaitable[Runner]) -> WorkflowRunResult[Any]:
@@ -60,8 +68,20 @@ async def stream_source(
         if not runner.has_work:
             break
         try:
-            await step_once(runner)
+            live = live_invocation(runner)
+            if live is None:
+                await step_once(runner)
+            else:  # one invocation with a streaming form: its updates as they come
+                async with saving(runner), aclosing(live_step(runner, *live)) as updates:
+                    async for update in updates:
+                        while sent < len(events):
+                            yield events[sent]
+                            sent += 1
+                        yield update
         except RunFailure as failure:
+            while sent < len(events):
+                yield events[sent]
+                sent += 1
             for event in failure.events:
                 yield event
             raise failure.error from failure.error.__cause__

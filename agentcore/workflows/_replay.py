@@ -28,6 +28,7 @@ def finished_of(ctx: WorkflowContext[Any, Any], key: Key) -> Finished:
         {k: v for k, v in writes.items() if v is not _DELETED},
         tuple(k for k, v in writes.items() if v is _DELETED),
         tuple((e.name, e.data) for e in ctx._events),
+        ctx._usage,
     )
 
 
@@ -67,6 +68,7 @@ def replayed_context(
         ctx._requests = list(done.requests)
     if done.events:
         ctx._events = [ExecutorEvent(node.id, name, data) for name, data in done.events]
+    ctx._usage = done.usage
     if done.shared or done.deleted:
         writes = ctx.shared._writes
         writes.update(done.shared)

@@ -6,6 +6,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import attrs
 
+from agentcore._types.usage import Usage
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._events import WorkflowEvent
 from agentcore.workflows._requests import PendingRequest
@@ -21,7 +22,8 @@ class WorkflowRunResult(Generic[OutT]):
 
     ``outputs`` are the final outputs in commit order; ``intermediate`` the yields of
     other executors; ``requests`` what a paused run waits on; ``checkpoint`` the run's
-    state after this call, to answer requests or continue the run later.
+    state after this call, to answer requests or continue the run later; ``usage``
+    what its agents spent (``ctx.add_usage``).
     """
 
     run_id: str
@@ -32,6 +34,8 @@ class WorkflowRunResult(Generic[OutT]):
     events: tuple[WorkflowEvent, ...] = attrs.field(repr=False)
     supersteps: int
     checkpoint: WorkflowCheckpoint | None = attrs.field(repr=False)
+    usage: Usage | None = None
+    """Tokens the run's agents spent so far (this call and the calls it resumed)."""
 
     @property
     def checkpoint_id(self) -> str | None:

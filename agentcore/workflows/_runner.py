@@ -54,6 +54,7 @@ from agentcore.workflows._events import (
 from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._spec import HandlerSpec
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import (
@@ -65,6 +66,10 @@ from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
 __all__ = ["Runner"]
 
 _log = logging.getLogger("agentcore.workflows.observers")
+
+_UNCONDITIONAL = frozenset({"direct", "fan_out"})
+"""Edge groups that deliver to every target that accepts the type (what ``decide``
+answers for them when no target is named)."""
 
 
 class Runner:
@@ -145,6 +150,16 @@ class Runner:
 
     async def step(self) -> None:
         """Run one superstep and commit it; on failure raise :class:`RunFailure`."""
+        contexts, superstep = self.begin()
+        try:
+            await self._run_invocations(self.state.inbox, superstep, contexts)
+        except Failed as failed:
+            raise self.failure(failed.node.id, failed.ordinal, superstep, failed.error) from None
+        await self.commit(contexts, superstep)
+
+    def begin(self) -> tuple[list[Any], int]:
+        """Start the next superstep: its number and one context slot per invocation,
+        the inbox sorted in commit order (:class:`RunFailure` at the superstep limit)."""
         state = self.state
         if self._steps >= self.max_supersteps:
             raise convergence_failure(state, self.max_supersteps, self.checkpoint("failed"))
@@ -158,24 +173,23 @@ class Runner:
         self._done = contexts
         if self._replayed:
             self._replayed = set()
-        try:
-            await self._run_invocations(inbox, superstep, contexts)
-        except Failed as failed:
-            raise self._failure(failed.node.id, failed.ordinal, superstep, failed.error) from None
+        return contexts, superstep
+
+    async def commit(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
+        """Record the superstep's events and commit it at the barrier (``announced``:
+        its start and its one invocation were already recorded, as a live step does)."""
+        state = self.state
         keep = self.keep_events
         events = self.events
         if keep:
-            events.append(SuperstepStarted(superstep, len(contexts)))
+            if not announced:
+                events.append(SuperstepStarted(superstep, len(contexts)))
             replayed = self._replayed
             for ctx in contexts:
-                if replayed and ctx.ordinal in replayed:
-                    events.append(
-                        ExecutorReplayed(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
-                    )
-                else:
-                    events.append(
-                        ExecutorInvoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
-                    )
+                if not announced:
+                    again = replayed and ctx.ordinal in replayed
+                    kind = ExecutorReplayed if again else ExecutorInvoked
+                    events.append(kind(ctx.executor_id, superstep, ctx.ordinal, ctx.sources))
                 events.extend(ctx._events)
                 events.append(
                     ExecutorCompleted(
@@ -201,9 +215,10 @@ class Runner:
         """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
         await save(self.store, checkpoint)
 
-    def _failure(
+    def failure(
         self, executor_id: str, ordinal: int, superstep: int, error: BaseException
     ) -> RunFailure:
+        """The run's failure for ``error`` raised by one invocation (wrapped, checkpointed)."""
         run_id, checkpoint = self.state.run_id, self.checkpoint("failed")
         return executor_failure(run_id, executor_id, ordinal, superstep, error, checkpoint)
 
@@ -230,6 +245,7 @@ class Runner:
             tuple(self.events),
             self._steps,
             checkpoint,
+            state.usage,
         )
         return self.result
 
@@ -259,6 +275,7 @@ class Runner:
             # as it finishes (a lone invocation's barrier checkpoint follows at once)
             self._pending_writes = (store, parent)
         jobs: list[Callable[[], Awaitable[Any]]] = []
+        invoke, lane = self._invoke, self._lane  # bound once: 10,000 jobs share them
         start = 0
         for i in range(1, len(inbox) + 1):
             if i == len(inbox) or inbox[i].target != inbox[start].target:
@@ -266,10 +283,10 @@ class Runner:
                 state = states.get(node.id)
                 if i - start == 1:
                     jobs.append(
-                        partial(self._invoke, node, inbox[start], start, superstep, state, contexts)
+                        partial(invoke, node, inbox[start], start, superstep, state, contexts)
                     )
                 else:
-                    jobs.append(partial(self._lane, node, inbox, start, i, superstep, contexts))
+                    jobs.append(partial(lane, node, inbox, start, i, superstep, contexts))
                 start = i
         try:
             await gather_in_order(jobs, limit=self.max_concurrency)
@@ -295,9 +312,9 @@ class Runner:
             state = (await self._invoke(node, inbox[i], i, superstep, state, contexts))._state
             i += 1
         if i < hi:
+            invoke = self._invoke
             jobs = [
-                partial(self._invoke, node, inbox[k], k, superstep, state, contexts)
-                for k in range(i, hi)
+                partial(invoke, node, inbox[k], k, superstep, state, contexts) for k in range(i, hi)
             ]
             await gather_in_order(jobs, limit=node.max_concurrency)
 
@@ -364,20 +381,7 @@ class Runner:
         retry = node.retry
         attempt = 1
         while True:
-            ctx = WorkflowContext(
-                node,
-                handler,
-                run_id=self.state.run_id,
-                superstep=superstep,
-                ordinal=ordinal,
-                sources=env.sources,
-                state=state,
-                shared=self.state.shared,
-                streaming=self.streaming,
-                request_id=None if entry is None else entry.request.id,
-                request_context=None if entry is None else entry.context,
-                live=self.live,
-            )
+            ctx = self.context(node, handler, env, ordinal, superstep, state)
             call: Any = handler.call  # (message, ctx), or (request, answer, ctx) for answers
             try:
                 if node.timeout is None:
@@ -405,6 +409,32 @@ class Runner:
                 await save_pending_write(store, self.graph, self.state.run_id, parent, ctx, env.key)
             return ctx
 
+    def context(
+        self,
+        node: Node,
+        handler: HandlerSpec,
+        env: Envelope,
+        ordinal: int,
+        superstep: int,
+        state: Any,
+    ) -> WorkflowContext[Any, Any]:
+        """A fresh context for one attempt of one invocation."""
+        entry = env.request
+        return WorkflowContext(
+            node,
+            handler,
+            run_id=self.state.run_id,
+            superstep=superstep,
+            ordinal=ordinal,
+            sources=env.sources,
+            state=state,
+            shared=self.state.shared,
+            streaming=self.streaming,
+            request_id=None if entry is None else entry.request.id,
+            request_context=None if entry is None else entry.context,
+            live=self.live,
+        )
+
     # -- the barrier ---------------------------------------------------------------------
 
     def _barrier(self, contexts: list[WorkflowContext[Any, Any]], superstep: int) -> None:
@@ -427,16 +457,15 @@ class Runner:
                     key = (superstep, ctx.ordinal, send_index)
                     taken = False
                     for group, accepts in node.routes.get(declared, ()):
-                        if group.kind == "direct" and target is None and not recording:
-                            # the common case, decided without building a decision list
-                            if accepts[0]:
-                                next_inbox.append(
-                                    Envelope(group.targets[0], key, message, sent_by, declared)
-                                )
-                                taken = True
-                                delivered += 1
-                            else:
-                                dropped += 1
+                        if group.kind in _UNCONDITIONAL and target is None and not recording:
+                            # the common cases, decided without building a decision list
+                            for t, ok in zip(group.targets, accepts, strict=True):
+                                if ok:
+                                    next_inbox.append(Envelope(t, key, message, sent_by, declared))
+                                    taken = True
+                                    delivered += 1
+                                else:
+                                    dropped += 1
                             continue
                         try:
                             decisions = decide(group, message, accepts, target)
@@ -502,7 +531,7 @@ class Runner:
                 )
         except Failed as failed:
             error = failed.error
-            raise self._failure(failed.node.id, failed.ordinal, superstep, error) from None
+            raise self.failure(failed.node.id, failed.ordinal, superstep, error) from None
         except WorkflowStalledError as error:
             raise RunFailure(
                 [
@@ -529,6 +558,8 @@ class Runner:
                         )
             if ctx._state_set:
                 state.states[ctx.executor_id] = ctx._state
+            if ctx._usage is not None:
+                state.usage = ctx._usage if state.usage is None else state.usage + ctx._usage
         for entry in new_requests:
             pending[entry.request.id] = entry
             events.append(RequestInfo(entry.request))

@@ -266,7 +266,7 @@ def _read_callable(
         for p in inspect.signature(fn).parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
-    name = getattr(fn, "__qualname__", repr(fn))
+    name = _name(fn)
     if len(params) < arity:
         raise WorkflowBuildError([f"{owner}: {name} must take {arity} argument(s) before ctx"])
     if explicit is not None:
@@ -305,8 +305,12 @@ def _check_resolved(owner: str, name: str, types: Sequence[Any]) -> None:
             )
 
 
-def _message_call(fn: Callable[..., Any], takes_ctx: bool) -> Call:
-    if inspect.iscoroutinefunction(fn):
+def _name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Call:
+    if is_async:
         if takes_ctx:
             return fn
         return lambda message, ctx: fn(message)
@@ -331,6 +335,7 @@ class _Read:
     __slots__ = (
         "input_cache",
         "inputs",
+        "is_async",
         "send_cache",
         "sends",
         "takes_ctx",
@@ -344,7 +349,9 @@ class _Read:
         sends: tuple[Any, ...],
         yields: tuple[Any, ...],
         takes_ctx: bool,
+        is_async: bool,
     ) -> None:
+        self.is_async = is_async
         self.inputs = inputs
         self.sends = sends
         self.yields = yields
@@ -396,11 +403,11 @@ def _read_key(fn: Callable[..., Any], explicit: Explicit | None) -> Any:
 def _handler_spec(
     fn: Callable[..., Any], owner: str, explicit: Explicit | None, *, returns_send: bool
 ) -> HandlerSpec:
-    name = getattr(fn, "__qualname__", repr(fn))
+    name = _name(fn)
     cache_key = _read_key(fn, explicit)
     cached = _READ_CACHE.get(cache_key) if cache_key is not None else None
     if cached is not None:
-        return cached.spec(name, _message_call(fn, cached.takes_ctx), returns_send)
+        return cached.spec(name, _message_call(fn, cached.takes_ctx, cached.is_async), returns_send)
     inputs, sends, yields = _read_callable(fn, owner, explicit, arity=1)
     if explicit is not None:
         if explicit.input is MISSING or explicit.input is None:
@@ -422,16 +429,16 @@ def _handler_spec(
         )
         >= 2
     )
-    read = _Read(inputs, sends, yields, takes_ctx)
+    read = _Read(inputs, sends, yields, takes_ctx, inspect.iscoroutinefunction(fn))
     if cache_key is not None:
         if len(_READ_CACHE) > 4096:
             _READ_CACHE.clear()
         _READ_CACHE[cache_key] = read
-    return read.spec(name, _message_call(fn, takes_ctx), returns_send)
+    return read.spec(name, _message_call(fn, takes_ctx, read.is_async), returns_send)
 
 
 def _response_spec(fn: Callable[..., Any], owner: str, explicit: Explicit) -> ResponseSpec:
-    name = getattr(fn, "__qualname__", repr(fn))
+    name = _name(fn)
     if not inspect.iscoroutinefunction(fn):
         raise WorkflowBuildError([f"{owner}: response handler {name} must be async def"])
     if (
@@ -541,5 +548,12 @@ def read_executor(
         handlers.append(
             _handler_spec(handle, owner, _declared_types(obj, handle), returns_send=False)
         )
+    forwarded = getattr(obj, "forwarded_pairs", ())
+    if forwarded:  # a sub-workflow node answering its child's requests for the caller
+        node: Any = obj
+        answer: Callable[..., Any] = node.answer_child
+        for request, response, sends in forwarded:
+            explicit = Explicit(request=request, response=response, output=sends)
+            responses.append(_response_spec(answer, owner, explicit))
     _duplicates(owner, handlers, responses)
     return ExecutorSpec(ident, obj, tuple(handlers), tuple(responses), state)

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from agentcore._types.usage import Usage
 from agentcore.workflows._requests import PendingRequest
 
 __all__ = ["Buffered", "Envelope", "Finished", "FrozenState", "PendingEntry", "RunState"]
@@ -83,6 +84,7 @@ class Finished:
     shared: Mapping[str, Any]
     deleted: tuple[str, ...]
     events: tuple[tuple[str, Any], ...]
+    usage: Usage | None = None
 
 
 def _no_finished() -> dict[int, Finished]:
@@ -103,6 +105,8 @@ class FrozenState:
     answered: tuple[str, ...]
     finished: Mapping[int, Finished] = attrs.field(factory=lambda: _no_finished())
     """Pending writes of the superstep after ``superstep``, by ordinal."""
+    usage: Usage | None = None
+    """Tokens the run's agents spent, over the whole lineage."""
 
 
 class RunState:
@@ -118,6 +122,7 @@ class RunState:
         "shared",
         "states",
         "superstep",
+        "usage",
     )
 
     def __init__(
@@ -132,6 +137,7 @@ class RunState:
         pending: dict[str, PendingEntry] | None = None,
         answered: list[str] | None = None,
         finished: dict[int, Finished] | None = None,
+        usage: Usage | None = None,
     ) -> None:
         self.run_id = run_id
         self.superstep = superstep
@@ -142,6 +148,7 @@ class RunState:
         self.pending: dict[str, PendingEntry] = pending if pending is not None else {}
         self.answered: list[str] = answered if answered is not None else []
         self.finished: dict[int, Finished] = finished if finished is not None else {}
+        self.usage = usage
 
     def freeze(self) -> FrozenState:
         return FrozenState(
@@ -154,6 +161,7 @@ class RunState:
             dict(self.pending),
             tuple(self.answered),
             dict(self.finished),
+            self.usage,
         )
 
     @classmethod
@@ -168,4 +176,5 @@ class RunState:
             pending=dict(frozen.pending),
             answered=list(frozen.answered),
             finished=dict(frozen.finished),
+            usage=frozen.usage,
         )

@@ -98,6 +98,16 @@ class Workflow(Generic[InT, OutT]):
         return any(node.spec.responses for node in self._graph.nodes.values())
 
     @property
+    def request_pairs(self) -> tuple[tuple[Any, Any], ...]:
+        """The (request, response) type pairs its executors have response handlers for."""
+        pairs: list[tuple[Any, Any]] = []
+        for node in self._graph.nodes.values():
+            for r in node.spec.responses:
+                if (r.request, r.response) not in pairs:
+                    pairs.append((r.request, r.response))
+        return tuple(pairs)
+
+    @property
     def executor_ids(self) -> tuple[str, ...]:
         """The executors' ids, in commit order."""
         return tuple(self._graph.nodes)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from dbos import DBOS, DBOSConfig, DBOSPortableJSONSerializer, StepOptions, StepReservation
 from dbos import error as dbos_error
@@ -29,6 +29,9 @@ __all__ = [
     "run_until_answered",
     "send_decisions",
 ]
+
+DepsT = TypeVar("DepsT")
+_NO_DEPS: Any = object()  # run_until_answered(deps=...) not given
 
 _FOREVER = 10 * 365 * 24 * 3600.0  # DBOS waits take a timeout; "no limit" is ten years
 
@@ -126,12 +129,12 @@ def dbos_config(
 
 
 def dbos_agent(
-    agent: Agent,
+    agent: Agent[DepsT],
     *,
     name: str | None = None,
     model_policy: StepPolicy | None = None,
     tool_policies: Mapping[str, StepPolicy] | None = None,
-) -> Agent:
+) -> Agent[DepsT]:
     """``agent`` made durable on DBOS: run it inside a ``@DBOS.workflow`` function.
 
     Its model calls, tool calls and history load/append are DBOS steps named
@@ -145,16 +148,23 @@ def dbos_agent(
 
 
 async def run_until_answered(
-    agent: Agent,
+    agent: Agent[DepsT],
     messages: AgentInput | None = None,
     *,
     session: AgentSession,
     wait: float | None = None,
+    deps: DepsT = _NO_DEPS,
 ) -> AgentResponse[Any]:
     """From a workflow: run ``agent`` (a :func:`dbos_agent`) until it answers, waiting
-    durably for decisions whenever it pauses; see
-    :func:`agentcore.durable.run_until_answered`."""
-    return await durable.run_until_answered(agent, _ENGINE, messages, session=session, wait=wait)
+    durably for decisions whenever it pauses, each run with ``deps`` when given (never
+    recorded by DBOS); see :func:`agentcore.durable.run_until_answered`."""
+    if deps is _NO_DEPS:
+        return await durable.run_until_answered(
+            agent, _ENGINE, messages, session=session, wait=wait
+        )
+    return await durable.run_until_answered(
+        agent, _ENGINE, messages, session=session, wait=wait, deps=deps
+    )
 
 
 async def pending_requests(

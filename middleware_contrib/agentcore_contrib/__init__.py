@@ -1,7 +1,8 @@
 """Ready-made middleware for agentcore: each a plain middleware in the kernel's onion.
 
-Import the pieces you need; tracing lives in ``agentcore_contrib.tracing`` (it needs
-the ``otel`` extra) and guardrails in ``agentcore_contrib.guardrails``.
+Import the pieces you need; tracing lives in ``agentcore_contrib.tracing`` and
+``agentcore_contrib.workflow_tracing`` (they need the ``otel`` extra) and guardrails
+in ``agentcore_contrib.guardrails``.
 """
 
 from agentcore_contrib.audit import AuditLogger, AuditWriteError, VerifyResult, verify_audit_log

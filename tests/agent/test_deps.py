@@ -131,6 +131,24 @@ async def test_a_tool_reading_deps_of_a_run_given_none_is_told_how_to_pass_them(
     assert "agent.run(..., deps=...)" in result.result
 
 
+async def test_has_deps_tells_without_raising() -> None:
+    seen: list[bool] = []
+
+    @tool
+    def check(context: ToolContext) -> str:
+        """Whether the run has deps."""
+        seen.append(context.run.has_deps)
+        return "ok"
+
+    agent = Agent(
+        ScriptedChatClient([call_turn("check", "{}"), "a", call_turn("check", "{}"), "b"]),
+        tools=[check],
+    )
+    await agent.run("go")
+    await agent.run("go", deps=None)  # None is a value like any other
+    assert seen == [False, True]
+
+
 def test_deps_of_the_wrong_type_are_refused_at_the_call() -> None:
     agent = Agent(ScriptedChatClient(["x"]), deps_type=Deps)
     with pytest.raises(TypeError, match=r"deps must be a Deps .*got str.*deps=Deps\(\.\.\.\)"):

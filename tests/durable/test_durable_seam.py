@@ -430,6 +430,49 @@ async def test_a_question_from_a_tool_is_answered_through_the_engine() -> None:
     assert asked == ["asked", "asked"]  # asked, then run again with the answer
 
 
+@attrs.frozen
+class Shop:
+    """Deps of the durable runs below: a live object, never journaled."""
+
+    user: str
+
+
+async def test_a_durable_agent_keeps_deps_type_and_each_run_of_the_turn_gets_the_deps() -> None:
+    journal = Journal()
+
+    @tool
+    def size(context: ToolContext[Shop]) -> str:
+        """Ask for a size."""
+        return f"size {context.ask('Which size?')} for {context.deps.user}"
+
+    async def respond(messages: Sequence[Message], options: Any) -> ChatResponse[Any]:
+        if any(m.role == "tool" for m in messages):
+            return text(str(results(messages)[0].result))
+        return calls(("c1", "size", "{}"))
+
+    engine = JournalEngine(journal)
+    agent = durable_agent(
+        Agent(FunctionChatClient(respond), name="q", tools=[size], deps_type=Shop), engine
+    )
+    assert agent.deps_type is Shop
+    engine_receive = engine.receive
+
+    async def answer(topic: str, *, wait: float | None = None) -> Any:
+        (request,) = decode_requests(journal.events[PENDING_KEY])
+        assert isinstance(request, UserInputRequestContent)
+        journal.messages[topic] = [encode_decisions([request.create_response("large")])]
+        return await engine_receive(topic, wait=wait)
+
+    engine.receive = answer  # type: ignore[method-assign]  # the human answers while it waits
+    response = await run_until_answered(
+        agent, engine, "x", session=AgentSession(), deps=Shop("ada")
+    )
+    assert response.text == "size large for ada"
+    assert "Shop" not in repr(vars(journal))  # no step or event holds the deps
+    with pytest.raises(TypeError, match="deps must be a Shop"):
+        await run_until_answered(agent, engine, "x", session=AgentSession(), deps="ada")  # type: ignore[misc]
+
+
 async def test_observers_and_tools_see_the_durable_run_id_and_run_tools_are_steps() -> None:
     journal = Journal()
     started: list[str] = []

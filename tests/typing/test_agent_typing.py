@@ -39,6 +39,12 @@ pytestmark = pytest.mark.anyio
 ANSWER = '{"city": "Paris", "temp": 21}'
 
 
+@tool(approval_mode="always_require")
+def guarded(city: str) -> str:
+    """Look the weather up, once someone approves."""
+    return "sunny"
+
+
 @tool
 def lookup(city: str) -> str:
     """The weather in a city."""
@@ -117,19 +123,21 @@ async def test_value_of_a_json_schema_response_format_is_any() -> None:
 
 
 async def test_a_run_that_ends_on_tool_calls_has_no_value_and_its_type_says_so() -> None:
+    # A run paused for approval ends on the tool call it waits on: there is no answer to
+    # parse, and the type of value says it may be None. (tool_choice="required" would end
+    # the same way, so run() refuses it together with response_format: M37b.)
     calling = ChatResponse(
         messages=(
-            Message("assistant", (FunctionCallContent("c1", "lookup", '{"city": "Paris"}'),)),
+            Message("assistant", (FunctionCallContent("c1", "guarded", '{"city": "Paris"}'),)),
         ),
         finish_reason="tool_calls",
     )
-    client = ScriptedChatClient([calling, ANSWER])
-    agent = Agent(client, tools=[lookup])
-    options: ChatOptions[Weather] = {"response_format": Weather, "tool_choice": "required"}
-    response = await agent.run("x", options=options)
+    agent = Agent(ScriptedChatClient([calling, ANSWER]), tools=[guarded])
+    options: ChatOptions[Weather] = {"response_format": Weather}
+    response = await agent.run("x", options=options, session=agent.create_session())
     assert_type(response.value, Weather | None)
-    assert response.value is None  # the run stopped after the forced tool call
-    assert response.finish_reason == "tool_calls"
+    assert response.value is None  # the run paused on the call
+    assert [r.function_call.name for r in response.approval_requests] == ["guarded"]
 
 
 async def test_value_of_a_plain_run_is_none() -> None:

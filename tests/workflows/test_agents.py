@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from typing_extensions import Never
 
-from agentcore import Agent, AgentResponse, Message
+from agentcore import Agent, AgentResponse, ChatResponse, Message, Usage
+from agentcore.serialization import to_json
 from agentcore.testing import ScriptedChatClient
 from agentcore.workflows import (
     AgentExecutor,
     AgentTurn,
+    Workflow,
     WorkflowBuilder,
     WorkflowContext,
     executor,
+    handler,
+    response_handler,
 )
 
 pytestmark = pytest.mark.anyio
@@ -85,3 +90,54 @@ async def test_agent_without_a_name_needs_an_id_and_context_is_for_agents_only()
 
     with pytest.raises(TypeError, match="context= applies to agents only"):
         WorkflowBuilder(plain, name="w").add(plain, context="last")
+
+
+def priced(text: str, tokens: int) -> ChatResponse[Any]:
+    return ChatResponse(
+        messages=(Message("assistant", text),),
+        finish_reason="stop",
+        usage=Usage(input_tokens=tokens, output_tokens=1, total_tokens=tokens + 1),
+    )
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_usage_of_all_agents_adds_up_in_result(stream: bool) -> None:
+    def build() -> Workflow[str, Any]:
+        writer = Agent(ScriptedChatClient([priced("draft", 10)]), "Write.", name="writer")
+        market = Agent(ScriptedChatClient([priced("big", 20)]), "Assess.", name="market")
+        legal = Agent(ScriptedChatClient([priced("fine", 30)]), "Risks.", name="legal")
+        return WorkflowBuilder(writer, name="priced").add_fan_out(writer, [market, legal]).build()
+
+    if stream:
+        running = build().run("kettles", stream=True)
+        _ = [e async for e in running]
+        result = await running.get_final_response()
+    else:
+        result = await build().run("kettles")
+    # one live superstep (writer alone) and one batched (market and legal)
+    assert result.usage == Usage(input_tokens=60, output_tokens=3, total_tokens=63)
+
+
+async def test_usage_is_kept_in_checkpoints_and_counts_the_whole_run() -> None:
+    class Gate:
+        id = "gate"
+
+        @handler
+        async def on_turn(self, turn: AgentTurn, ctx: WorkflowContext[Never, str]) -> None:
+            await ctx.request(turn.text, bool)
+
+        @response_handler
+        async def on_answer(self, text: str, ok: bool, ctx: WorkflowContext[str]) -> None:
+            await ctx.send(text if ok else "no")
+
+    writer = Agent(ScriptedChatClient([priced("draft", 10)]), "Write.", name="writer")
+    editor = Agent(ScriptedChatClient([priced("final", 5)]), "Edit.", name="editor")
+    workflow = WorkflowBuilder(writer, name="gated").add_chain(writer, Gate(), editor).build()
+    paused = await workflow.run("kettles")
+    assert paused.usage == Usage(input_tokens=10, output_tokens=1, total_tokens=11)
+    assert paused.checkpoint is not None
+    restored = workflow.restore(to_json(paused.checkpoint))
+    [request] = paused.requests
+    done = await workflow.run(responses=[request.create_response(True)], checkpoint=restored)
+    assert done.usage == Usage(input_tokens=15, output_tokens=2, total_tokens=17)
+    assert done.output.text == "final"

@@ -339,3 +339,17 @@ async def test_a_completed_run_continues_with_a_new_message_and_keeps_state() ->
     second = await workflow.run("b", checkpoint=first.checkpoint)
     assert (first.output, second.output) == (1, 2)
     assert second.run_id == "mine"
+
+
+async def test_pending_requests_alone_never_raise_convergence() -> None:
+    workflow = approvals(ApprovalGate())
+    # the one superstep the limit allows asks; nothing is left to deliver: a pause
+    paused = await workflow.run(Expense("e-1", 500.0), max_supersteps=1)
+    assert paused.status == "paused"
+    [question] = paused.requests
+    done = await workflow.run(
+        responses=[question.create_response(True)],
+        checkpoint=paused.checkpoint,
+        max_supersteps=2,
+    )
+    assert done.output == Decision("e-1", True)

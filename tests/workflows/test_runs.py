@@ -1006,3 +1006,45 @@ async def test_a_fast_branch_waits_at_the_barrier() -> None:
     )
     await workflow.run(1)
     assert order == ["fast done", "slow done", "after fast"]
+
+
+def test_retry_after_is_honoured() -> None:
+    class Throttled(Exception):
+        retry_after = 7.5
+
+    policy = RetryPolicy(initial_delay=0.5, backoff=2.0, max_delay=30.0)
+    assert policy.delay(1, Throttled()) == 7.5  # the server's wait beats the backoff
+    assert policy.delay(1, RuntimeError()) == 0.5
+    assert policy.delay(5, Throttled()) == 8.0  # the backoff, when it is longer
+    assert RetryPolicy(max_delay=5.0).delay(1, Throttled()) == 5.0  # capped
+
+
+@attrs.frozen
+class Seen:
+    count: int
+
+
+async def test_concurrent_node_cannot_write_state_from_a_message_handler() -> None:
+    @executor
+    async def many(n: int, ctx: WorkflowContext[int]) -> None:
+        for i in range(n):
+            await ctx.send(i)
+
+    class Counter:
+        id = "counter"
+        state_type = Seen
+
+        @handler
+        async def on_item(self, n: int, ctx: WorkflowContext[Never, int]) -> None:
+            ctx.set_state(Seen(n))
+
+    workflow = (
+        WorkflowBuilder(many, name="w")
+        .add(Counter(), max_concurrency=2)
+        .add_edge(many, "counter")
+        .build()
+    )
+    with pytest.raises(ExecutorFailedError) as info:
+        await workflow.run(2)
+    assert isinstance(info.value.__cause__, WorkflowTypeError)
+    assert "may read state but not write it" in str(info.value.__cause__)

@@ -267,3 +267,87 @@ async def test_a_stored_sub_workflow_message_of_an_unknown_child_type_is_refused
     )
     with pytest.raises(CheckpointError, match=r"evil\.module:Payload"):
         gated_check(store).restore(text)
+
+
+def article_check_by_hand(store: CheckpointStore | None = None) -> Workflow[str, str]:
+    return (
+        WorkflowBuilder(split_claims, name="article-check-manual", checkpoints=store)
+        .add(fact_check(), id="fact_check", forward_requests="caller")
+        .add_edge(split_claims, "fact_check")
+        .add_fan_in(["fact_check"], tally)
+        .build()
+    )
+
+
+async def test_forward_requests_caller_surfaces_requests_with_path() -> None:
+    workflow = article_check_by_hand()
+    paused = await workflow.run("Otters hold hands. Otters can fly")
+    assert paused.status == "paused"
+    assert len(paused.requests) == 2
+    for request in paused.requests:
+        assert request.path == ("fact_check",)
+        assert request.executor_id == "fact_check"
+        assert isinstance(request.data, NeedSource)
+    first, second = paused.requests
+    # answered from JSON, one at a time: the join waits for both children
+    half = await workflow.run(
+        responses=[first.create_response(ARCHIVE)],
+        checkpoint=workflow.restore(to_json(paused.checkpoint)),
+    )
+    assert half.status == "paused"
+    assert [r.id for r in half.requests] == [second.id]
+    done = await workflow.run(
+        responses=[second.create_response(ARCHIVE)], checkpoint=half.checkpoint
+    )
+    assert done.output == "1/2 claims supported"
+    with pytest.raises(TypeError):
+        first.create_response(42)
+
+
+async def test_forward_requests_caller_through_a_store_and_refuses_a_repeated_answer() -> None:
+    from agentcore.workflows import UnknownRequestError
+
+    store = InMemoryCheckpointStore()
+    workflow = article_check_by_hand(store)
+    paused = await workflow.run("Otters hold hands", run_id="m1")
+    [request] = paused.requests
+    done = await workflow.run(responses=[request.create_response(ARCHIVE)], run_id="m1")
+    assert done.output == "1/1 claims supported"
+    with pytest.raises(UnknownRequestError):
+        await workflow.run(responses=[request.create_response(ARCHIVE)], run_id="m1")
+
+
+async def test_forward_requests_is_for_sub_workflows_only() -> None:
+    with pytest.raises(TypeError, match="sub-workflows only"):
+        WorkflowBuilder(split_claims, name="x").add(tally, forward_requests="caller")
+
+
+async def test_child_events_are_prefixed_with_the_node_id() -> None:
+    @executor(id="shout")
+    async def shout(claim: Claim, ctx: WorkflowContext[Never, Verdict]) -> None:
+        await ctx.emit(claim.text.upper(), name="loud")
+        await ctx.yield_output(Verdict(claim.text, True))
+
+    child = WorkflowBuilder(shout, name="shouter").build()
+    parent = (
+        WorkflowBuilder(split_claims, name="parent")
+        .add(child, id="review")
+        .add_edge(split_claims, "review")
+        .add_fan_in(["review"], tally)
+        .build()
+    )
+    for stream in (False, True):
+        if stream:
+            running = parent.run("a. b", stream=True)
+            seen = [e async for e in running]
+            result = await running.get_final_response()
+        else:
+            result = await parent.run("a. b")
+            seen = list(result.events)
+        emitted = [e for e in seen if e.type == "executor_event"]
+        assert [(e.executor_id, e.name, e.data) for e in emitted] == [
+            ("review/shout", "loud", "A"),
+            ("review/shout", "loud", "B"),
+        ]
+        assert all(e.source == "executor" for e in emitted)
+        assert result.output == "2/2 claims supported"
