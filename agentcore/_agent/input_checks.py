@@ -9,7 +9,7 @@ before any new user message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agentcore._loop.history_repair import repair_history
@@ -24,7 +24,6 @@ from agentcore._types.messages import Message
 from agentcore.errors import RunStateError
 
 __all__ = [
-    "check_answer_possible",
     "check_paused_tools",
     "check_session_store",
     "checked_input",
@@ -83,27 +82,6 @@ def check_session_store(session: AgentSession, store: object, agent_name: str | 
         f"this session's history is in the {type(used[0]).__name__} of {holder}, but {this} "
         f"{has}, so it would not see the conversation; start a session of this agent "
         "(agent.create_session()), or give both agents the same history store"
-    )
-
-
-def check_answer_possible(
-    options: Mapping[str, Any], tools: Sequence[Any], return_directly: object
-) -> None:
-    """Refuse ``response_format`` with a required tool choice: such a run ends after its
-    first tool calls, before the model answers, so it could never give a value (unless a
-    ``return_directly`` tool's result is the answer)."""
-    choice = options.get("tool_choice")
-    if options.get("response_format") is None or not (
-        choice == "required" or isinstance(choice, Mapping)
-    ):
-        return
-    if return_directly or any(getattr(tool, "return_directly", False) for tool in tools):
-        return
-    raise ValueError(
-        "response_format cannot be combined with tool_choice='required': the run ends "
-        "after the tool calls the model is made to send, before it answers, so there would "
-        "be no value to parse; drop tool_choice (the model may still call tools), or make "
-        "the tool return_directly so its result is the answer"
     )
 
 

@@ -20,7 +20,6 @@ import attrs
 
 from agentcore._agent.input import split_decisions
 from agentcore._agent.input_checks import (
-    check_answer_possible,
     check_paused_tools,
     check_session_store,
     checked_input,
@@ -431,7 +430,6 @@ class AgentRun:
             options["tools"] = run_tools
         if decisions and pending is not None:
             check_paused_tools(pending, run_tools or ())
-        check_answer_possible(options, run_tools or (), context.return_directly)
         if session is not None and session.service_conversation_id:
             options.setdefault("conversation_id", session.service_conversation_id)
         self.input = stored

@@ -215,28 +215,27 @@ async def test_m37_a_return_directly_tools_text_is_named_as_the_source(stream: b
     assert caught.value.raw_text == "not json"
 
 
-async def test_m37b_response_format_with_a_required_tool_choice_is_refused(
+async def test_m37b_response_format_with_a_required_tool_choice_has_no_value(
     stream: bool,
 ) -> None:
-    # The static half (value typed T | None when a run can end without one) is helper
-    # `types`' check in tests/typing.
+    # The run ends after the forced tool calls, before the model answers. The mistake is
+    # caught statically: value is typed Plan | None (tests/typing/test_agent_typing.py,
+    # test_a_run_that_ends_on_tool_calls_has_no_value_and_its_type_says_so).
     @tool
     def look() -> str:
         """Look."""
         return "x"
 
-    client = ScriptedChatClient([one_call("look")])
-    agent = Agent(client, tools=[look])
+    client = ScriptedChatClient([one_call("look"), text('{"days": 3}')])
+    response, _ = await run_agent(
+        Agent(client, tools=[look]),
+        stream=stream,
+        options={"response_format": Plan, "tool_choice": "required"},
+    )
 
-    with pytest.raises(
-        ValueError,
-        match=r"response_format cannot be combined with tool_choice='required'.*drop "
-        r"tool_choice.*return_directly",
-    ):
-        await run_agent(
-            agent, stream=stream, options={"response_format": Plan, "tool_choice": "required"}
-        )
-    assert client.requests == []  # refused before the model was asked
+    assert response.value is None
+    assert response.finish_reason == "tool_calls"
+    assert len(client.requests) == 1
 
 
 async def test_m38_a_script_too_short_says_how_many_entries_it_has(stream: bool) -> None:
