@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -26,15 +25,22 @@ from agentcore.tools import ToolArgumentsError, ToolContext, ToolResult, UserInp
 from agentcore.tools._context import NO_ANSWERS
 
 if TYPE_CHECKING:
+    import logging
+
     from agentcore._loop.state import LoopState
 
 
 _MEDIA_CONTENTS = (TextContent, DataContent, UriContent)
 
-_log = logging.getLogger("agentcore.tools")
-"""Where a tool's own failure is logged, with its traceback, at WARNING: the run goes on
-(the model is told the call failed) but the developer must be able to see why, and
-WARNING is what Python shows when nothing configured logging."""
+
+def _log() -> logging.Logger:
+    """Where a tool's own failure is logged, with its traceback, at WARNING: the run goes
+    on (the model is told the call failed) but the developer must be able to see why, and
+    WARNING is what Python shows when nothing configured logging. ``logging`` loads on the
+    first failure, not with ``import agentcore``."""
+    import logging
+
+    return logging.getLogger("agentcore.tools")
 
 
 def result_value(value: Any, tool: str | None = None) -> Any:
@@ -285,7 +291,7 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         # A function middleware may replace the exception's text (context.error_detail,
         # e.g. to hide what an untrusted tool said).
         shown = context.error_detail if context is not None else None
-        _log.warning(
+        _log().warning(
             "tool %r raised %s (call %s); the model was told the call failed",
             call.name,
             type(exc).__name__,

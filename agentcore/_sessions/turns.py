@@ -7,16 +7,25 @@ last run of a session.
 
 from __future__ import annotations
 
-import logging
+from typing import TYPE_CHECKING
 
 import anyio
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = ["WAIT_WARNING_SECONDS", "SessionTurns", "Turn"]
 
 WAIT_WARNING_SECONDS = 5.0
 """How long a run waits for its session's turn before a warning says why it waits."""
 
-_log = logging.getLogger("agentcore")
+
+def _log() -> logging.Logger:
+    """The ``agentcore`` logger; ``logging`` loads only when a run must warn (it costs
+    about 5 ms of ``import agentcore``, which most programs never spend)."""
+    import logging
+
+    return logging.getLogger("agentcore")
 
 
 class SessionTurns:
@@ -49,7 +58,7 @@ class SessionTurns:
             with anyio.move_on_after(WAIT_WARNING_SECONDS):
                 await turn.wait()
             if not turn.is_set():
-                _log.warning(
+                _log().warning(
                     "a run of session %s is waiting: the session is still held by another "
                     "run after %s s. If that is a streaming run, its stream is still open: "
                     "read it to the end, close it (await stream.aclose(), or async with "
