@@ -6,6 +6,7 @@ import functools
 import inspect
 import math
 import re
+import warnings
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, Literal, ParamSpec, overload
@@ -332,8 +333,8 @@ def tool(
     :class:`FunctionTool` for the options.
     """
 
-    def decorate(target: Callable[P, R]) -> FunctionTool[P, R]:
-        return FunctionTool(
+    def decorate(target: Callable[P, R], *, stacklevel: int = 2) -> FunctionTool[P, R]:
+        made = FunctionTool(
             target,
             name=name,
             description=description,
@@ -346,7 +347,16 @@ def tool(
             max_invocations=max_invocations,
             timeout=timeout,
         )
+        if not made.description:
+            warnings.warn(
+                f"tool {made.name!r} has no description, so the model learns only its name "
+                "and parameters: give the function a docstring, or pass "
+                "@tool(description=...)",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
+        return made
 
     if func is None:
         return decorate
-    return decorate(func)
+    return decorate(func, stacklevel=3)

@@ -179,12 +179,13 @@ async def test_a_paused_run_resumed_from_saved_json_gets_the_resuming_calls_deps
         "drop the logs table",
         stream=stream,
         session=session,
-        deps=Deps(Database("ada")),
+        deps=Deps(Database("user-zoe")),
     )
     [request] = paused.response.approval_requests
-    # The session (as another process would load it) holds no trace of the deps.
+    # The session (as another process would load it) holds no trace of the deps. (The
+    # marker has letters a hex id never holds: "ada" once matched a random session id.)
     saved = to_json(session)
-    assert "ada" not in saved
+    assert "user-zoe" not in saved
     assert "Database" not in saved
     loaded = from_json(saved, AgentSession)
     assert json.loads(saved)  # plain JSON, nothing pickled

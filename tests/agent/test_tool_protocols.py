@@ -227,6 +227,7 @@ async def test_two_sources_of_one_name_raise_naming_both() -> None:
 async def test_a_provider_tool_clashing_with_an_own_tool_raises() -> None:
     @tool
     def echo(text: str) -> str:
+        """Echo."""
         return text
 
     agent = Agent(_scripted(), tools=[echo, Toolbox(EchoTool("echo"))])
@@ -274,6 +275,7 @@ async def test_a_provider_that_fails_to_enter_leaves_the_ones_already_entered() 
 async def test_a_tool_returning_text_and_an_image_keeps_them_as_contents(stream: bool) -> None:
     @tool
     def snapshot() -> list[Any]:
+        """Snapshot."""
         return [TextContent("the chart:"), PIXEL]
 
     agent = Agent(_scripted("snapshot", "{}"), tools=[snapshot])

@@ -105,6 +105,7 @@ async def test_media_and_structured_results_keep_their_shape() -> None:
 async def test_an_agent_that_pauses_for_approval_says_so() -> None:
     @tool(approval_mode="always_require")
     def delete(path: str) -> str:
+        """Delete."""
         return path
 
     from tests.agent._runs import call_turn

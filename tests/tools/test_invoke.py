@@ -20,6 +20,7 @@ def _context(tool_: FunctionTool[..., Any], run: RunContext | None = None) -> To
 async def test_sync_tool_runs_in_a_worker_thread() -> None:
     @tool
     def where_am_i() -> int:
+        """Where am i."""
         return threading.get_ident()
 
     worker = await where_am_i.invoke({}, context=_context(where_am_i))
@@ -30,6 +31,7 @@ async def test_sync_tool_runs_in_a_worker_thread() -> None:
 async def test_sync_tool_receives_parsed_arguments() -> None:
     @tool
     def add(a: int, b: int = 1) -> int:
+        """Add."""
         return a + b
 
     assert await add.invoke(add.parse_arguments('{"a": 2}'), context=_context(add)) == 3
@@ -38,6 +40,7 @@ async def test_sync_tool_receives_parsed_arguments() -> None:
 async def test_async_tool_is_awaited() -> None:
     @tool
     async def shout(text: str) -> str:
+        """Shout."""
         await anyio.lowlevel.checkpoint()
         return text.upper()
 
@@ -47,6 +50,7 @@ async def test_async_tool_is_awaited() -> None:
 async def test_streaming_tool_emits_progress_then_returns_the_last_value() -> None:
     @tool
     async def count(to: int) -> AsyncGenerator[int, None]:
+        """Count."""
         for number in range(1, to + 1):
             yield number
 
@@ -62,7 +66,7 @@ async def test_streaming_tool_emits_progress_then_returns_the_last_value() -> No
 
 
 async def test_streaming_tool_that_yields_nothing_returns_none() -> None:
-    @tool
+    @tool(description="Yields nothing.")
     async def silent() -> AsyncGenerator[int, None]:
         return
         yield  # pragma: no cover # makes this an async generator
@@ -76,6 +80,7 @@ async def test_streaming_tool_that_yields_nothing_returns_none() -> None:
 async def test_context_is_injected_and_hidden_from_the_schema() -> None:
     @tool
     def remember(key: str, context: ToolContext) -> str:
+        """Remember."""
         context.locals[key] = context.call_id
         return context.tool_name
 
@@ -90,6 +95,7 @@ async def test_context_is_injected_and_hidden_from_the_schema() -> None:
 async def test_context_emit_marks_the_event_with_the_tool_name() -> None:
     @tool
     async def announce(context: ToolContext) -> None:
+        """Announce."""
         await context.emit({"step": 1}, name="stage")
 
     run = RunContext()
@@ -101,6 +107,7 @@ async def test_context_emit_marks_the_event_with_the_tool_name() -> None:
 async def test_context_exposes_the_run_session() -> None:
     @tool
     def session_of(context: ToolContext) -> object:
+        """Session of."""
         return context.session
 
     run = RunContext()
@@ -111,6 +118,7 @@ async def test_context_exposes_the_run_session() -> None:
 async def test_positional_only_parameters_are_passed_positionally() -> None:
     @tool
     def divide(a: float, b: float = 2.0, /) -> float:
+        """Divide."""
         return a / b
 
     assert await divide.invoke({"a": 9.0}, context=_context(divide)) == 4.5
@@ -119,6 +127,7 @@ async def test_positional_only_parameters_are_passed_positionally() -> None:
 async def test_timeout_raises_builtin_timeout_error_naming_tool_and_limit() -> None:
     @tool(timeout=0.01)
     async def slow() -> None:
+        """Slow."""
         await anyio.sleep(5)
 
     with pytest.raises(TimeoutError, match=r"tool 'slow' .* timeout of 0\.01 seconds"):
@@ -130,6 +139,7 @@ async def test_timeout_abandons_a_sync_tool_that_overruns() -> None:
 
     @tool(timeout=0.01)
     def blocked() -> None:
+        """Blocked."""
         release.wait(5)
 
     try:
@@ -144,6 +154,7 @@ async def test_timeout_closes_a_streaming_tool() -> None:
 
     @tool(timeout=0.01)
     async def ticker() -> AsyncGenerator[int, None]:
+        """Ticker."""
         try:
             yield 1
             yield 2
@@ -162,6 +173,7 @@ async def test_timeout_closes_a_streaming_tool() -> None:
 async def test_tool_exceptions_propagate_unchanged() -> None:
     @tool
     def broken() -> None:
+        """Broken."""
         raise LookupError("no such city")
 
     with pytest.raises(LookupError, match="no such city"):
@@ -171,6 +183,7 @@ async def test_tool_exceptions_propagate_unchanged() -> None:
 async def test_a_timeout_error_raised_by_the_tool_itself_is_not_rewritten() -> None:
     @tool(timeout=5)
     async def gives_up() -> None:
+        """Gives up."""
         raise TimeoutError("upstream timed out")
 
     with pytest.raises(TimeoutError, match=r"^upstream timed out$"):
@@ -180,6 +193,7 @@ async def test_a_timeout_error_raised_by_the_tool_itself_is_not_rewritten() -> N
 async def test_outer_cancellation_is_not_reported_as_a_timeout() -> None:
     @tool(timeout=5)
     async def waits() -> None:
+        """Waits."""
         await anyio.sleep_forever()
 
     with anyio.CancelScope() as scope:
@@ -224,6 +238,7 @@ async def test_method_tool_reached_through_the_class_cannot_be_invoked() -> None
 async def test_missing_positional_only_argument_is_a_type_error_naming_it() -> None:
     @tool
     def negate(a: float, /) -> float:
+        """Negate."""
         return -a
 
     with pytest.raises(TypeError, match="missing its argument 'a'"):

@@ -127,6 +127,7 @@ def test_null_for_an_optional_non_nullable_argument_counts_as_omitted() -> None:
 def test_empty_string_means_no_arguments() -> None:
     @tool
     def ping() -> str:
+        """Ping."""
         return "pong"
 
     assert ping.parse_arguments("  ") == {}
@@ -306,6 +307,7 @@ def test_tool_body_does_not_run_when_parsing_fails() -> None:
 def test_injected_context_is_not_an_argument_the_model_may_send() -> None:
     @tool
     def whoami(context: ToolContext) -> str:
+        """Whoami."""
         return context.call_id
 
     assert _problems(whoami, {"context": "x"}) == "unexpected argument 'context'"

@@ -10,27 +10,32 @@ from agentcore.tools import FunctionTool, tool
 
 @tool
 def to_text(x: int) -> str:
+    """To text."""
     return str(x)
 
 
 @tool
 def to_text_positional(x: int, /) -> str:
+    """To text positional."""
     return str(x)
 
 
 @tool(name="to_number", timeout=1.0)
 def to_number(text: str, base: int = 10) -> int:
+    """To number."""
     return int(text, base)
 
 
 @tool
 async def fetch(url: str) -> bytes:
+    """Fetch."""
     return url.encode()
 
 
 class Shelf:
     @tool
     def count(self, genre: str) -> int:
+        """Count."""
         return len(genre)
 
 

@@ -67,17 +67,25 @@ def test_m09_star_args_are_refused_at_decoration() -> None:
         tool(total)
 
 
-def test_m10_a_tool_without_a_docstring_has_an_empty_description_as_documented() -> None:
-    # Documented, not warned (docs/tools.md "Descriptions", docs/common-mistakes.md): a
-    # warning would fire for every plain function wrapped as a tool. The description
-    # the model gets is empty, and @tool(description=...) is the fix the docs give.
-    @tool
-    def get_weather(city: str) -> str:
-        return city
+def test_m10_a_tool_without_a_docstring_warns_where_it_is_decorated() -> None:
+    # The model would learn only the name and the parameters: @tool says so at the
+    # decoration (this file's line), naming the tool and the two fixes.
+    with pytest.warns(
+        UserWarning, match=r"tool 'get_weather' has no description.*docstring.*@tool\(description="
+    ) as seen:
 
-    described = tool(description="Current weather for a city.")(get_weather.func)
+        @tool
+        def get_weather(city: str) -> str:
+            return city
 
+    assert seen[0].filename == __file__
     assert get_weather.description == ""
+
+    with pytest.warns(UserWarning, match=r"tool 'weather' has no description") as seen:
+        tool(name="weather")(get_weather.func)
+    assert seen[0].filename == __file__
+
+    described = tool(description="Current weather for a city.")(get_weather.func)  # silent
     assert described.description == "Current weather for a city."
 
 
