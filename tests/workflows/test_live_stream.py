@@ -4,8 +4,8 @@ recorded events, outputs and result are those of a plain run."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from typing import Any, Literal, overload
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
 
 import anyio
 import pytest
@@ -20,6 +20,7 @@ from agentcore import (
     ResponseStream,
 )
 from agentcore._types.contents import TextContent
+from agentcore.adapters import GetResponseResult, get_response_method
 from agentcore.testing import ScriptedChatClient
 from agentcore.workflows import (
     AGENT_UPDATE,
@@ -47,34 +48,18 @@ class GatedClient:
         self.gate = gate
         self.hang = hang
 
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[False] = False,
-    ) -> Awaitable[ChatResponse[Any]]: ...
-
-    @overload
-    def get_response(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: Mapping[str, Any] | None = None,
-        stream: Literal[True],
-    ) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]: ...
-
-    def get_response(
+    def _get_response(
         self,
         messages: Sequence[Message],
         *,
         options: Mapping[str, Any] | None = None,
         stream: bool = False,
-    ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+    ) -> GetResponseResult:
         if not stream:
             return self._whole()
         return ResponseStream(self._parts(), finalizer=ChatResponse.from_updates)
+
+    get_response = get_response_method(_get_response)
 
     async def _whole(self) -> ChatResponse[Any]:
         if self.hang:
