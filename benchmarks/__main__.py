@@ -21,7 +21,16 @@ from benchmarks.scenarios import (
     stream_run,
     tool_rounds,
 )
-from benchmarks.workflows import fan10k_run, fan100_run, seq3_run
+from benchmarks.workflows import (
+    chain_run,
+    concurrent_seq3,
+    fan10k_run,
+    fan100_run,
+    seq3_memory_store,
+    seq3_run,
+    seq3_stream,
+    seq3_superstep,
+)
 from benchmarks.workflows_maf import compare as maf_compare
 from benchmarks.workflows_maf import maf_available
 from benchmarks.workflows_maf import report as maf_report
@@ -88,9 +97,7 @@ def _kernel_table(quick: bool) -> None:
         chat_stream_run(iterations, repeats),
         concurrent_runs(runs, repeats),
         import_time(3 if quick else 7),
-        seq3_run(iterations, repeats),
-        fan100_run(iterations // 20, repeats),
-        fan10k_run(),
+        *_workflow_results(quick),
     ]
     width = max(len(r.name) for r in results)
     print(
@@ -112,10 +119,7 @@ def _kernel_table(quick: bool) -> None:
 
 
 def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
-    iterations, repeats = (200, 1) if quick else (5000, 7)
-    results = [seq3_run(iterations, repeats), fan100_run(iterations // 20, repeats)]
-    if not quick:
-        results.append(fan10k_run())
+    results = _workflow_results(quick)
     for r in results:
         print(
             f"| {r.name} | {r.agentcore_us:.1f} µs | by hand {r.handwritten_us:.1f} µs | {r.note}"
@@ -130,6 +134,27 @@ def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
         return
     print()
     print(maf_report(maf_compare(quick=quick)))
+
+
+def _workflow_results(quick: bool) -> list[Result]:
+    """The workflow rows of design §10 and §9.11 (fan-10,000 and chain-1,000 only in
+    the full pass)."""
+    iterations, repeats = (200, 1) if quick else (5000, 7)
+    results = [
+        seq3_run(iterations, repeats),
+        seq3_superstep(iterations, repeats),
+        seq3_stream(iterations, repeats),
+        seq3_memory_store(iterations, repeats),
+        fan100_run(iterations // 20, repeats),
+        fan100_run(iterations // 20, repeats, backend="trio"),
+        concurrent_seq3(100 if quick else 1000, repeats),
+        chain_run(100, repeats),
+    ]
+    if not quick:
+        results.append(chain_run(1000, repeats))
+        results.append(fan10k_run())
+        results.append(fan10k_run(backend="trio"))
+    return results
 
 
 def _guard_table(quick: bool) -> None:
