@@ -351,3 +351,57 @@ async def test_child_events_are_prefixed_with_the_node_id() -> None:
         ]
         assert all(e.source == "executor" for e in emitted)
         assert result.output == "2/2 claims supported"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("through_json", [False, True])
+async def test_replayed_child_events_keep_the_node_prefix(stream: bool, through_json: bool) -> None:
+    """A sub-workflow node that finished before its superstep failed is replayed on
+    resume: its child's events come back as ``review/shout``, not as ``review``."""
+    from agentcore.workflows import WorkflowRunResult
+
+    down = [True]
+
+    @executor(id="shout")
+    async def shout(claim: Claim, ctx: WorkflowContext[Never, Verdict]) -> None:
+        await ctx.emit(claim.text.upper(), name="loud")
+        await ctx.yield_output(Verdict(claim.text, True))
+
+    @executor
+    async def doubter(claim: Claim, ctx: WorkflowContext[Verdict]) -> None:
+        if down[0]:
+            raise RuntimeError("the doubter is out")
+        await ctx.send(Verdict(claim.text, False))
+
+    child = WorkflowBuilder(shout, name="shouter").build()
+    parent = (
+        WorkflowBuilder(split_claims, name="parent")
+        .add(child, id="review")
+        .add_fan_out(split_claims, ["review", doubter])
+        .add_fan_in(["review", doubter], tally)
+        .build()
+    )
+    # one invocation at a time, in commit order: review finishes before doubter fails
+    with pytest.raises(ExecutorFailedError) as info:
+        await parent.run("a", max_concurrency=1)
+    failed = info.value.checkpoint
+    assert failed is not None
+    assert failed.state is not None
+    [(ordinal, done)] = failed.state.finished.items()
+    assert done.executor_id == "review"
+    if through_json:
+        failed = parent.restore(to_json(failed))
+    down[0] = False
+    result: WorkflowRunResult[str]
+    if stream:
+        running = parent.run(checkpoint=failed, stream=True)
+        seen = [e async for e in running]
+        result = await running.get_final_response()
+    else:
+        result = await parent.run(checkpoint=failed)
+        seen = list(result.events)
+    replayed = [e for e in seen if e.type == "executor_replayed"]
+    assert [(e.executor_id, e.ordinal) for e in replayed] == [("review", ordinal)]
+    emitted = [(e.executor_id, e.name, e.data) for e in seen if e.type == "executor_event"]
+    assert emitted == [("review/shout", "loud", "A")]
+    assert result.output == "1/2 claims supported"
