@@ -87,10 +87,20 @@ class TypeRegistry:
                 continue
             self._by_key[key] = tp
             self._keys[tp] = key
-            for alias in (aliases or {}).get(tp, ()):
-                self._by_key.setdefault(alias, tp)
             if isinstance(tp, type):
                 self._classes.setdefault(tp, key)
+        # aliases last: an old key must not hide (or be hidden by) another type's key
+        for tp, old_keys in (aliases or {}).items():
+            for alias in old_keys:
+                known = self._by_key.get(alias)
+                if known is not None and known != tp:
+                    problems.append(
+                        f"the alias {alias!r} of {tp!r} is already the checkpoint key of "
+                        f"{known!r}; a stored {alias!r} could not tell them apart: drop the "
+                        f"alias, or rename one with builder.register_type(cls, name=...)"
+                    )
+                else:
+                    self._by_key[alias] = tp
         if problems:
             raise WorkflowBuildError(problems)
 
