@@ -25,15 +25,18 @@ from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import WorkflowTypeError
 
-__all__ = ["SharedState", "WorkflowContext"]
+__all__ = ["NO_DEPS", "SharedState", "WorkflowContext"]
 
 SendT = TypeVar("SendT", default=Never)
 YieldT = TypeVar("YieldT", default=Never)
+DepsT = TypeVar("DepsT", default=Any)
 ReqT = TypeVar("ReqT")
 RespT = TypeVar("RespT")
 StateT = TypeVar("StateT")
 
 _MISSING: Any = object()
+NO_DEPS: Any = type("_NoDeps", (), {"__repr__": lambda self: "<no deps>"})()
+"""``run(deps=...)`` not given."""
 
 
 class HandlerSpec(Protocol):
@@ -127,14 +130,16 @@ class SharedState:
 _DELETED: Any = type("_Deleted", (), {"__repr__": lambda self: "<deleted>"})()
 
 
-class WorkflowContext(Generic[SendT, YieldT]):
+class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     """What a handler may do. ``SendT`` is what it sends, ``YieldT`` what it yields
-    as workflow output; both default to ``Never`` (sends / yields nothing).
+    as workflow output; both default to ``Never`` (sends / yields nothing). ``DepsT``
+    types :attr:`deps` (``WorkflowContext[S, Y, Deps]``, as ``ToolContext[Deps]``).
 
     Nothing a handler stages is visible to other invocations before the barrier.
     """
 
     __slots__ = (
+        "_deps",
         "_events",
         "_handler",
         "_ids",
@@ -174,8 +179,10 @@ class WorkflowContext(Generic[SendT, YieldT]):
         request_context: Any = None,
         live: Callable[[ExecutorEvent], Awaitable[None]] | None = None,
         ids: RunIds | None = None,
+        deps: Any = NO_DEPS,
     ) -> None:
         self._node = node
+        self._deps = deps
         self._ids: RunIds | SeededIds | None = ids
         self._live = live
         self._handler = handler
@@ -203,6 +210,21 @@ class WorkflowContext(Generic[SendT, YieldT]):
         self._requests: list[tuple[PendingRequest[Any, Any], Any]] | tuple[()] = ()
         self._events: list[ExecutorEvent] | tuple[()] = ()
         self._usage: Usage | None = None
+
+    @property
+    def deps(self) -> DepsT:
+        """The dependencies the call that started (or resumed) the run gave with
+        ``run(..., deps=...)``: a database handle, an HTTP client, the current user.
+        Never saved in checkpoints: a resumed run has the ``deps`` of the call that
+        resumes it. ``LookupError`` when that call gave none."""
+        deps = self._deps
+        if deps is NO_DEPS:
+            raise LookupError(
+                f"{self.executor_id!r} asked for deps, but this run has none: pass them to the "
+                f"call that starts or resumes the run, workflow.run(..., deps=...)"
+            )
+        typed: DepsT = deps
+        return typed
 
     # -- messages and outputs ------------------------------------------------------------
 

@@ -20,7 +20,7 @@ import anyio
 from agentcore._concurrency import gather_in_order
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
-from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._context import NO_DEPS, WorkflowContext
 from agentcore.workflows._durability import (
     RunFailure,
     checkpoint_of,
@@ -82,6 +82,7 @@ class Runner:
         "_pending_writes",
         "_replayed",
         "_steps",
+        "deps",
         "events",
         "graph",
         "ids",
@@ -113,8 +114,10 @@ class Runner:
         parent_id: str | None,
         store: CheckpointStore | None = None,
         ids: RunIds | None = None,
+        deps: Any = NO_DEPS,
     ) -> None:
         self.graph = graph
+        self.deps = deps
         self.ids = RunIds(RANDOM_IDS) if ids is None else ids
         self.store = store
         self.state = state
@@ -440,6 +443,7 @@ class Runner:
             request_context=None if entry is None else entry.context,
             live=self.live,
             ids=self.ids,
+            deps=self.deps,
         )
 
     # -- the barrier ---------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing_extensions import TypeVar
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
 from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
+from agentcore.workflows._context import NO_DEPS
 from agentcore.workflows._drive import drive, final_of, stream_source
 from agentcore.workflows._durability import with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
@@ -133,6 +134,7 @@ class Workflow(Generic[InT, OutT]):
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = ...,
     ) -> Awaitable[WorkflowRunResult[OutT]]: ...
     @overload
     def run(
@@ -150,6 +152,7 @@ class Workflow(Generic[InT, OutT]):
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = ...,
     ) -> ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]: ...
     def run(
         self,
@@ -166,6 +169,7 @@ class Workflow(Generic[InT, OutT]):
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = NO_DEPS,
     ) -> (
         Awaitable[WorkflowRunResult[OutT]] | ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]
     ):
@@ -181,6 +185,10 @@ class Workflow(Generic[InT, OutT]):
         a deterministic source such as ``SeededIds(seed)`` makes every id of the call
         (child runs', agent sessions' and agent approvals' included) depend only on
         the seed, so equal inputs give byte-equal checkpoints but for ``created_at``.
+
+        ``deps`` reaches every handler as ``ctx.deps`` (and the agents, sub-workflows
+        and workflow agents of the run) in this call only: never saved, so a run
+        resumed later has the ``deps`` of the call that resumes it.
         """
         setup = self._setup(
             message,
@@ -195,6 +203,7 @@ class Workflow(Generic[InT, OutT]):
             verbose_events=verbose_events,
             keep_events=keep_events,
             ids=ids,
+            deps=deps,
         )
         holder: list[Runner] = []
         if stream:
@@ -216,6 +225,7 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None = None,
         verbose_events: bool = False,
         ids: IdSource | None = None,
+        deps: Any = NO_DEPS,
     ) -> AbstractAsyncContextManager[ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]]:
         """``async with workflow.open_run(msg) as stream:`` the same stream as
         ``run(stream=True)`` (same arguments), but the run is a task of the context
@@ -240,6 +250,7 @@ class Workflow(Generic[InT, OutT]):
                 verbose_events=verbose_events,
                 keep_events=True,
                 ids=ids,
+                deps=deps,
             )
         )
 
@@ -258,6 +269,7 @@ class Workflow(Generic[InT, OutT]):
         verbose_events: bool,
         keep_events: bool,
         ids: IdSource | None,
+        deps: Any,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
         run_ids = RunIds(check_source(ids))
@@ -276,6 +288,7 @@ class Workflow(Generic[InT, OutT]):
                 streaming=stream,
                 store=store,
                 ids=run_ids,
+                deps=deps,
             )
 
         if isinstance(checkpoint, str) or (
@@ -438,6 +451,7 @@ class Workflow(Generic[InT, OutT]):
         streaming: bool,
         store: CheckpointStore | None,
         ids: RunIds,
+        deps: Any,
     ) -> Runner:
         graph = self._graph
         prelude: list[WorkflowEvent] = []
@@ -517,6 +531,7 @@ class Workflow(Generic[InT, OutT]):
             parent_id=parent,
             store=store,
             ids=ids,
+            deps=deps,
         )
         runner.start(parent, prelude)
         return runner
