@@ -28,10 +28,10 @@ from agentcore._types.messages import Message
 from agentcore._types.responses import AgentResponse
 from agentcore.protocols import SupportsAgentRun
 from agentcore.serialization import from_json, structure, to_json, unstructure
-from agentcore.workflows._context import NO_DEPS, WorkflowContext
+from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import calling_agent
+from agentcore.workflows._ids import NO_DEPS, calling_agent
 from agentcore.workflows.errors import WorkflowTypeError
 
 __all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]

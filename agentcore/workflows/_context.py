@@ -19,13 +19,13 @@ from typing_extensions import Never, TypeVar
 
 from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import RANDOM_IDS, IdSource, RunIds, SeededIds
+from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, RunCall, SeededIds
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import WorkflowTypeError
 
-__all__ = ["NO_DEPS", "SharedState", "WorkflowContext"]
+__all__ = ["SharedState", "WorkflowContext"]
 
 SendT = TypeVar("SendT", default=Never)
 YieldT = TypeVar("YieldT", default=Never)
@@ -35,8 +35,6 @@ RespT = TypeVar("RespT")
 StateT = TypeVar("StateT")
 
 _MISSING: Any = object()
-NO_DEPS: Any = type("_NoDeps", (), {"__repr__": lambda self: "<no deps>"})()
-"""``run(deps=...)`` not given."""
 
 
 class HandlerSpec(Protocol):
@@ -139,7 +137,7 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     """
 
     __slots__ = (
-        "_deps",
+        "_call",
         "_events",
         "_handler",
         "_ids",
@@ -178,12 +176,11 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         request_id: str | None = None,
         request_context: Any = None,
         live: Callable[[ExecutorEvent], Awaitable[None]] | None = None,
-        ids: RunIds | None = None,
-        deps: Any = NO_DEPS,
+        call: RunCall | None = None,
     ) -> None:
         self._node = node
-        self._deps = deps
-        self._ids: RunIds | SeededIds | None = ids
+        self._call = call
+        self._ids: SeededIds | None = None
         self._live = live
         self._handler = handler
         self.executor_id: str = node.id
@@ -210,6 +207,11 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         self._requests: list[tuple[PendingRequest[Any, Any], Any]] | tuple[()] = ()
         self._events: list[ExecutorEvent] | tuple[()] = ()
         self._usage: Usage | None = None
+
+    @property
+    def _deps(self) -> Any:
+        """The call's deps, or ``NO_DEPS``."""
+        return NO_DEPS if self._call is None else self._call.deps
 
     @property
     def deps(self) -> DepsT:
@@ -290,12 +292,10 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         """Where the ids this invocation makes come from (child runs, agent sessions'
         requests): derived from the run's id source, the same on every schedule."""
         ids = self._ids
-        if isinstance(ids, SeededIds):
-            return ids
         if ids is None:
-            ids = RunIds(RANDOM_IDS)
-        derived = self._ids = ids.for_invocation(self.run_id, self.superstep, self.ordinal)
-        return derived
+            call = RunCall(RANDOM_IDS) if self._call is None else self._call
+            ids = self._ids = call.for_invocation(self.run_id, self.superstep, self.ordinal)
+        return ids
 
     # -- requests ------------------------------------------------------------------------
 

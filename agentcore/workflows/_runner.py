@@ -20,7 +20,7 @@ import anyio
 from agentcore._concurrency import gather_in_order
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
-from agentcore.workflows._context import NO_DEPS, WorkflowContext
+from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._durability import (
     RunFailure,
     checkpoint_of,
@@ -52,7 +52,6 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import Graph, Node
-from agentcore.workflows._ids import RANDOM_IDS, RunIds
 from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._spec import HandlerSpec
@@ -82,10 +81,8 @@ class Runner:
         "_pending_writes",
         "_replayed",
         "_steps",
-        "deps",
         "events",
         "graph",
-        "ids",
         "intermediate",
         "keep_events",
         "live",
@@ -113,12 +110,8 @@ class Runner:
         observers: Sequence[object],
         parent_id: str | None,
         store: CheckpointStore | None = None,
-        ids: RunIds | None = None,
-        deps: Any = NO_DEPS,
     ) -> None:
         self.graph = graph
-        self.deps = deps
-        self.ids = RunIds(RANDOM_IDS) if ids is None else ids
         self.store = store
         self.state = state
         self.max_supersteps = max_supersteps
@@ -259,9 +252,7 @@ class Runner:
     def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
         """The run's checkpoint now (a failed or cancelled one keeps what finished of the
         current superstep as pending writes); the next one is its child."""
-        checkpoint = checkpoint_of(
-            self.state, self.graph, self.parent_id, status, self._done, self.ids
-        )
+        checkpoint = checkpoint_of(self.state, self.graph, self.parent_id, status, self._done)
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
 
@@ -442,8 +433,7 @@ class Runner:
             request_id=None if entry is None else entry.request.id,
             request_context=None if entry is None else entry.context,
             live=self.live,
-            ids=self.ids,
-            deps=self.deps,
+            call=self.state.call,
         )
 
     # -- the barrier ---------------------------------------------------------------------

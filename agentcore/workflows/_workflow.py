@@ -27,11 +27,10 @@ from typing_extensions import TypeVar
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
 from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
-from agentcore.workflows._context import NO_DEPS
 from agentcore.workflows._drive import drive, final_of, stream_source
 from agentcore.workflows._durability import with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
-from agentcore.workflows._ids import IdSource, RunIds, check_source
+from agentcore.workflows._ids import NO_DEPS, IdSource, RunCall, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import Runner
@@ -272,7 +271,7 @@ class Workflow(Generic[InT, OutT]):
         deps: Any,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
-        run_ids = RunIds(check_source(ids))
+        call = RunCall(check_source(ids), deps)
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
             return self._prepare(
@@ -287,8 +286,7 @@ class Workflow(Generic[InT, OutT]):
                 keep_events=keep_events or stream,
                 streaming=stream,
                 store=store,
-                ids=run_ids,
-                deps=deps,
+                call=call,
             )
 
         if isinstance(checkpoint, str) or (
@@ -450,8 +448,7 @@ class Workflow(Generic[InT, OutT]):
         keep_events: bool,
         streaming: bool,
         store: CheckpointStore | None,
-        ids: RunIds,
-        deps: Any,
+        call: RunCall,
     ) -> Runner:
         graph = self._graph
         prelude: list[WorkflowEvent] = []
@@ -463,7 +460,8 @@ class Workflow(Generic[InT, OutT]):
                 )
             if message is None:
                 raise TypeError("run() needs a message to start a run, or a checkpoint to resume")
-            state = RunState(run_id or ids.run_id())
+            state = RunState(run_id or call.run_id())
+            state.call = call
             parent = None
         else:
             if not isinstance(checkpoint, WorkflowCheckpoint):
@@ -480,6 +478,7 @@ class Workflow(Generic[InT, OutT]):
             if checkpoint.registry is not self._graph.registry:
                 self._check_compatible(_state_of(checkpoint))
             state = RunState.thaw(_state_of(checkpoint))
+            state.call = call
             parent = checkpoint.checkpoint_id
             if cancel_pending:
                 for entry in state.pending.values():
@@ -530,8 +529,6 @@ class Workflow(Generic[InT, OutT]):
             observers=self._observers,
             parent_id=parent,
             store=store,
-            ids=ids,
-            deps=deps,
         )
         runner.start(parent, prelude)
         return runner

@@ -25,8 +25,7 @@ from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn
 from agentcore.workflows._codec import type_key
-from agentcore.workflows._context import NO_DEPS
-from agentcore.workflows._ids import IdSource, caller_ids
+from agentcore.workflows._ids import NO_DEPS, IdSource, caller_ids
 from agentcore.workflows._request_info import (
     REQUEST_INFO_TOOL,
     REQUEST_INFO_TOOL_NAME,
