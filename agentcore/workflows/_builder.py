@@ -22,6 +22,7 @@ from agentcore.workflows._adapt import is_agent, is_workflow, sub_workflow
 from agentcore.workflows._agent_executor import AgentExecutor, ContextMode
 from agentcore.workflows._checks import GraphCheck
 from agentcore.workflows._codec import TypeRegistry
+from agentcore.workflows._decorators import FunctionExecutor
 from agentcore.workflows._edges import Case, Default, Group
 from agentcore.workflows._graph import Graph, Node, RetryPolicy, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
@@ -115,7 +116,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
         self._options: dict[str, _NodeOptions] = {}
         self._objects: dict[int, str] = {}
         self._keep: list[object] = []
-        self._unresolved: list[str] = []
+        self._unresolved: dict[str, None] = {}  # ids referred to before being added, in order
         self._edges: list[tuple[str, tuple[str, ...], tuple[str, ...], dict[str, Any]]] = []
         self._shared: dict[str, SharedKey] = {}
         self._start = self._ref(start)
@@ -132,11 +133,13 @@ class WorkflowBuilder(Generic[InT, OutT]):
         context: ContextMode = "full",
         forward_requests: Literal["parent", "caller"] = "parent",
     ) -> str:
-        target: object = sub_workflow(obj, ident, forward_requests)
-        if target is None and is_agent(obj):
-            target = AgentExecutor(cast("SupportsAgentRun", obj), id=ident, context=context)
-        elif target is None:
-            target = obj
+        target: object = obj
+        if type(obj) is not FunctionExecutor:  # an @executor function is only itself
+            child = sub_workflow(obj, ident, forward_requests)
+            if child is not None:
+                target = child
+            elif is_agent(obj):
+                target = AgentExecutor(cast("SupportsAgentRun", obj), id=ident, context=context)
         spec = read_executor(target, id=ident)
         known = self._specs.get(spec.id)
         if (
@@ -154,8 +157,8 @@ class WorkflowBuilder(Generic[InT, OutT]):
 
     def _ref(self, obj: object) -> str:
         if isinstance(obj, str):
-            if obj not in self._specs and obj not in self._unresolved:
-                self._unresolved.append(obj)
+            if obj not in self._specs:
+                self._unresolved[obj] = None
             return obj
         known = self._objects.get(id(obj))
         return known if known is not None else self._adopt(obj, None)

@@ -218,8 +218,6 @@ class GraphCheck:
     def _mutable(self, ident: str, declared: tuple[Any, ...], clean: set[int]) -> None:
         """A problem per mutable type in ``declared``; tuples found clean are
         remembered by identity (executors read from one function share theirs)."""
-        if not declared or id(declared) in clean:
-            return
         found = False
         for tp in declared:
             reason = mutable_reason(tp)
@@ -243,10 +241,12 @@ class GraphCheck:
         identity of the shared tuples, which live as long as the specs."""
         clean: set[int] = set()
         for ident, spec in self.specs.items():
-            sends = spec.sends
+            sends, yields = spec.sends, spec.yields
             if not self.allow_mutable:
-                self._mutable(ident, sends, clean)
-                self._mutable(ident, spec.yields, clean)
+                if sends and id(sends) not in clean:
+                    self._mutable(ident, sends, clean)
+                if yields and id(yields) not in clean:
+                    self._mutable(ident, yields, clean)
             out = self.outgoing.get(ident)
             if out is None:
                 if sends and not isinstance(spec.obj, AgentExecutor):
