@@ -269,18 +269,23 @@ def seq3_sqlite_run(iterations: int, repeats: int) -> Result:
         db = sqlite3.connect(os.path.join(folder, "hand.db"), check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("CREATE TABLE t (run_id TEXT, seq INTEGER, payload TEXT)")
+        db.execute(
+            "CREATE TABLE t (run_id TEXT, step INTEGER, payload TEXT, PRIMARY KEY (run_id, step))"
+        )
 
         async def framework() -> Any:
             return await workflow.run(1, checkpoints=store, keep_events=False)
 
-        def write(step: int) -> None:
+        runs = iter(range(1 << 62))
+
+        def write(run: int, step: int) -> None:
             with db:
-                db.execute("INSERT INTO t VALUES (?, ?, ?)", ("run", step, payload))
+                db.execute("INSERT INTO t VALUES (?, ?, ?)", (str(run), step, payload))
 
         async def by_hand() -> Any:  # seq-3 by hand, each step's row written in a thread
+            run = next(runs)
             for step in range(3):
-                await anyio.to_thread.run_sync(write, step)
+                await anyio.to_thread.run_sync(write, run, step)
             return await _seq3_by_hand(1)
 
         ours, hand = _interleaved([framework, by_hand], iterations, repeats)
@@ -293,7 +298,7 @@ def seq3_sqlite_run(iterations: int, repeats: int) -> Result:
         hand / 3,
         300.0,
         note="each superstep's checkpoint saved before the next; by hand: one ~1 kB row "
-        "per step, written in a worker thread",
+        "per step, keyed by (run, step), written in a worker thread",
     )
 
 
