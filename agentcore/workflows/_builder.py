@@ -5,7 +5,8 @@ all of them at once): ids exist, every executor is reachable from the start, no
 (source, target) pair is in two groups, every type a source sends is accepted
 by one of its edges (coverage) and every edge carries some type (carriage), a
 switch has its ``Default``, a fan-in target takes a tuple, message types are
-immutable. Validation is linear in the graph's size.
+immutable. Validation is linear in the graph's size. This module collects and
+freezes; the graph checks themselves live in ``_checks``.
 """
 
 from __future__ import annotations
