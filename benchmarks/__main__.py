@@ -22,12 +22,15 @@ from benchmarks.scenarios import (
     tool_rounds,
 )
 from benchmarks.workflows import (
+    agent_executor_run,
     chain_run,
+    checkpoint_codec,
     concurrent_seq3,
     fan10k_run,
     fan100_run,
     seq3_memory_store,
     seq3_run,
+    seq3_sqlite_run,
     seq3_stream,
     seq3_superstep,
 )
@@ -98,6 +101,7 @@ def _kernel_table(quick: bool) -> None:
         concurrent_runs(runs, repeats),
         import_time(3 if quick else 7),
         *_workflow_results(quick),
+        *_workflow_extra_rows(quick),
     ]
     width = max(len(r.name) for r in results)
     print(
@@ -119,7 +123,7 @@ def _kernel_table(quick: bool) -> None:
 
 
 def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
-    results = _workflow_results(quick)
+    results = _workflow_results(quick) + _workflow_extra_rows(quick)
     for r in results:
         print(
             f"| {r.name} | {r.agentcore_us:.1f} µs | by hand {r.handwritten_us:.1f} µs | {r.note}"
@@ -155,6 +159,17 @@ def _workflow_results(quick: bool) -> list[Result]:
         results.append(fan10k_run())
         results.append(fan10k_run(backend="trio"))
     return results
+
+
+def _workflow_extra_rows(quick: bool) -> list[Result]:
+    """Checkpoint codec, a SQLite-backed run and an agent executor (each runner taking
+    turns with its twin, repeat by repeat)."""
+    iterations, repeats = (50, 1) if quick else (2000, 7)
+    return [
+        checkpoint_codec(iterations, repeats),
+        seq3_sqlite_run(max(iterations // 4, 10), repeats),
+        agent_executor_run(iterations, repeats),
+    ]
 
 
 def _guard_table(quick: bool) -> None:
