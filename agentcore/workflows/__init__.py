@@ -10,6 +10,7 @@ from agentcore.workflows._checkpoint import (
     CHECKPOINT_FORMAT,
     CheckpointInfo,
     CheckpointRecord,
+    Durability,
     RunStatus,
     WorkflowCheckpoint,
 )
@@ -67,7 +68,12 @@ from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import CheckpointStore, Executor, SupportsPendingWrites
+from agentcore.workflows.protocols import (
+    CheckpointStore,
+    Executor,
+    SupportsPendingWrites,
+    SupportsRunClaims,
+)
 
 __all__ = [
     "AGENT_UPDATE",
@@ -84,6 +90,7 @@ __all__ = [
     "Default",
     "DeliveryRecord",
     "DeliveryStatus",
+    "Durability",
     "EdgeDelivery",
     "EdgeGroupKind",
     "ErrorInfo",
@@ -120,6 +127,7 @@ __all__ = [
     "SuperstepCompleted",
     "SuperstepStarted",
     "SupportsPendingWrites",
+    "SupportsRunClaims",
     "UnknownRequestError",
     "Workflow",
     "WorkflowAgent",

@@ -15,7 +15,13 @@ from typing import Any
 import anyio
 import attrs
 
-from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
+from agentcore.errors import RunStateError
+from agentcore.workflows._checkpoint import (
+    CheckpointRecord,
+    Durability,
+    RunStatus,
+    WorkflowCheckpoint,
+)
 from agentcore.workflows._codec import decode_pending_write, encode_pending_write
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._events import (
@@ -34,10 +40,17 @@ from agentcore.workflows.errors import (
     ExecutorTimeoutError,
     WorkflowConvergenceError,
 )
-from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
+from agentcore.workflows.protocols import (
+    CheckpointStore,
+    SupportsPendingWrites,
+    SupportsRunClaims,
+)
 
 __all__ = [
+    "CLAIM_TTL",
+    "RunClaim",
     "RunFailure",
+    "check_durability",
     "checkpoint_of",
     "convergence_failure",
     "executor_failure",
@@ -61,6 +74,59 @@ class RunFailure(Exception):
         self.events = events
         self.error = error
         self.checkpoint = checkpoint
+
+
+CLAIM_TTL = 600.0
+"""Seconds a run's claim lasts unless renewed (at each barrier): after that, the
+process that held it is taken for crashed and another may drive the run."""
+
+
+def check_durability(value: object) -> Durability:
+    """``value`` if it is a durability mode, else a ``ValueError`` saying which are."""
+    if value == "sync":
+        return "sync"
+    if value == "exit":
+        return "exit"
+    hint = (
+        ' (there is no "async" mode: "sync" writes each barrier checkpoint before the '
+        "next superstep starts, and costs a fraction of a millisecond on SQLite)"
+        if value == "async"
+        else ""
+    )
+    raise ValueError(
+        f'durability must be "sync" (save at every barrier; the default) or "exit" (save '
+        f"only when the run pauses, completes, fails or is cancelled), got {value!r}{hint}"
+    )
+
+
+class RunClaim:
+    """One ``run()`` call's claim on its run id in a store with ``SupportsRunClaims``.
+    Every store call is shielded from cancellation: a cancelled run still releases."""
+
+    __slots__ = ("owner", "run_id", "store", "ttl")
+
+    def __init__(self, store: SupportsRunClaims, run_id: str, ttl: float = CLAIM_TTL) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.ttl = ttl
+        self.owner = f"pid{os.getpid()}-{os.urandom(6).hex()}"
+
+    async def take(self) -> None:
+        """Claim (or renew the claim on) the run; ``RunStateError`` when another
+        process holds an unexpired claim on it."""
+        taken = False
+        with anyio.CancelScope(shield=True):
+            taken = await self.store.claim(self.run_id, self.owner, self.ttl)
+        if not taken:
+            raise RunStateError(
+                f"run {self.run_id!r} is being driven by another process (it holds the run's "
+                f"claim); wait for it to pause or finish, or, if that process crashed, for "
+                f"its claim to expire ({self.ttl:g} s after its last barrier)"
+            )
+
+    async def release(self) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.store.release(self.run_id, self.owner)
 
 
 def new_checkpoint_id(superstep: int) -> str:

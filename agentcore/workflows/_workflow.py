@@ -27,9 +27,14 @@ from typing_extensions import TypeVar
 
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
-from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
-from agentcore.workflows._drive import drive, final_of, stream_source
-from agentcore.workflows._durability import with_pending_writes
+from agentcore.workflows._checkpoint import (
+    CheckpointRecord,
+    Durability,
+    WorkflowCheckpoint,
+    read_checkpoint,
+)
+from agentcore.workflows._drive import claim_run, drive, final_of, stream_source
+from agentcore.workflows._durability import RunClaim, check_durability, with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
@@ -37,7 +42,7 @@ from agentcore.workflows._runner import Runner
 from agentcore.workflows._state import Envelope, FrozenState, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownRequestError
-from agentcore.workflows.protocols import CheckpointStore
+from agentcore.workflows.protocols import CheckpointStore, SupportsRunClaims
 
 if TYPE_CHECKING:
     from agentcore._types.messages import Message
@@ -130,6 +135,7 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
     ) -> Awaitable[WorkflowRunResult[OutT]]: ...
@@ -146,6 +152,7 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
     ) -> ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]: ...
@@ -161,6 +168,7 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
     ) -> (
@@ -184,6 +192,7 @@ class Workflow(Generic[InT, OutT]):
             cancel_pending=cancel_pending,
             max_supersteps=max_supersteps,
             max_concurrency=max_concurrency,
+            durability=durability,
             verbose_events=verbose_events,
             keep_events=keep_events,
         )
@@ -205,6 +214,7 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
     ) -> AbstractAsyncContextManager[ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]]:
         """``async with workflow.open_run(msg) as stream:`` the same stream as
@@ -227,6 +237,7 @@ class Workflow(Generic[InT, OutT]):
                 cancel_pending=cancel_pending,
                 max_supersteps=max_supersteps,
                 max_concurrency=max_concurrency,
+                durability=durability,
                 verbose_events=verbose_events,
                 keep_events=True,
             )
@@ -244,13 +255,15 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool,
         max_supersteps: int | None,
         max_concurrency: int | None,
+        durability: Durability | None,
         verbose_events: bool,
         keep_events: bool,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
+        mode = self._graph.durability if durability is None else check_durability(durability)
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
-            return self._prepare(
+            runner = self._prepare(
                 message,
                 run_id=run_id,
                 responses=responses,
@@ -263,6 +276,8 @@ class Workflow(Generic[InT, OutT]):
                 streaming=stream,
                 store=store,
             )
+            runner.durable = mode == "sync"
+            return runner
 
         if isinstance(checkpoint, str) or (
             checkpoint is None and run_id is not None and store is not None
@@ -277,6 +292,8 @@ class Workflow(Generic[InT, OutT]):
             )
         else:
             setup = prepare(checkpoint)
+            if isinstance(store, SupportsRunClaims):
+                setup = claim_run(setup, store, self._graph.claim_ttl)
         return setup
 
     async def _load_and_prepare(
@@ -288,14 +305,30 @@ class Workflow(Generic[InT, OutT]):
         responses: Sequence[WorkflowResponse[Any]] | None,
         prepare: Callable[[WorkflowCheckpoint | None], Runner],
     ) -> Runner:
-        record = await store.load(run_id, checkpoint_id)
-        if record is None:
-            if checkpoint_id is not None:
-                raise RunStateError(f"run {run_id!r} has no checkpoint {checkpoint_id!r}")
-            if responses or message is None:
-                raise RunStateError(f"the store holds no run {run_id!r} to resume")
-            return prepare(None)
-        return prepare(await with_pending_writes(store, self.restore(record)))
+        # claimed before loading: the latest checkpoint cannot change under this call
+        claim = (
+            RunClaim(store, run_id, self._graph.claim_ttl)
+            if isinstance(store, SupportsRunClaims)
+            else None
+        )
+        if claim is not None:
+            await claim.take()
+        try:
+            record = await store.load(run_id, checkpoint_id)
+            if record is None:
+                if checkpoint_id is not None:
+                    raise RunStateError(f"run {run_id!r} has no checkpoint {checkpoint_id!r}")
+                if responses or message is None:
+                    raise RunStateError(f"the store holds no run {run_id!r} to resume")
+                runner = prepare(None)
+            else:
+                runner = prepare(await with_pending_writes(store, self.restore(record)))
+        except BaseException:
+            if claim is not None:
+                await claim.release()
+            raise
+        runner.claim = claim
+        return runner
 
     def as_agent(
         self,
