@@ -74,7 +74,9 @@ class InMemoryCheckpointStore:
         self._claims: dict[str, tuple[str, float]] = {}
 
     async def save(self, record: CheckpointRecord) -> None:
-        self._runs.setdefault(record.run_id, []).append(record)
+        records = self._runs.pop(record.run_id, [])  # reinserted: runs() order
+        records.append(record)
+        self._runs[record.run_id] = records
         if record.status not in _KEEPS_WRITES and record.parent_id is not None:
             self._pending.pop((record.run_id, record.parent_id), None)
         if self.keep_last is not None:
@@ -114,8 +116,8 @@ class InMemoryCheckpointStore:
     async def runs(
         self, *, workflow: str | None = None, status: RunStatus | None = None
     ) -> Sequence[CheckpointInfo]:
-        """The latest checkpoint of each stored run, oldest run first, optionally only
-        runs of one workflow and/or whose latest status is ``status``."""
+        """The latest checkpoint of each stored run, the most recently saved last;
+        only runs of ``workflow`` and/or whose latest status is ``status`` if given."""
         _check_status(status)
         return [
             _info(records[-1])
@@ -332,8 +334,8 @@ class SqliteCheckpointStore:
     async def runs(
         self, *, workflow: str | None = None, status: RunStatus | None = None
     ) -> Sequence[CheckpointInfo]:
-        """The latest checkpoint of each stored run, oldest run first, optionally only
-        runs of one workflow and/or whose latest status is ``status``."""
+        """The latest checkpoint of each stored run, the most recently saved last;
+        only runs of ``workflow`` and/or whose latest status is ``status`` if given."""
         _check_status(status)
         where = "seq IN (SELECT max(seq) FROM agentcore_workflow_checkpoints GROUP BY run_id)"
         args: list[Any] = []
