@@ -2,9 +2,10 @@
 
 Both keep pending writes (``SupportsPendingWrites``) and run claims
 (``SupportsRunClaims``). A save that closes a superstep (a ``running``, ``paused`` or
-``completed`` record) drops the pending writes kept under its parent, and ``keep_last``
-prunes older records of the run, in the same step (one transaction on SQLite); the
-latest ``paused`` record of a run is never pruned.
+``completed`` record) drops the run's pending writes (those of the superstep it closes,
+kept under its parent or, after a resume from a failed checkpoint, under an older
+barrier), and ``keep_last`` prunes older records of the run, in the same step (one
+transaction on SQLite); the latest ``paused`` record of a run is never pruned.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ __all__ = ["InMemoryCheckpointStore", "SqliteCheckpointStore"]
 
 _STATUSES: tuple[str, ...] = get_args(RunStatus)
 _KEEPS_WRITES = frozenset({"failed", "cancelled"})
-"""Statuses whose save leaves the parent's pending writes alone (a resume from the
+"""Statuses whose save leaves the run's pending writes alone (a resume from the
 barrier before a failed or cancelled superstep still replays them)."""
 
 
@@ -70,15 +71,15 @@ class InMemoryCheckpointStore:
     def __init__(self, *, keep_last: int | None = None) -> None:
         self.keep_last = _check_keep_last(keep_last)
         self._runs: dict[str, list[CheckpointRecord]] = {}
-        self._pending: dict[tuple[str, str], dict[int, str]] = {}
+        self._pending: dict[str, dict[str, dict[int, str]]] = {}  # run, checkpoint, ordinal
         self._claims: dict[str, tuple[str, float]] = {}
 
     async def save(self, record: CheckpointRecord) -> None:
         records = self._runs.pop(record.run_id, [])  # reinserted: runs() order
         records.append(record)
         self._runs[record.run_id] = records
-        if record.status not in _KEEPS_WRITES and record.parent_id is not None:
-            self._pending.pop((record.run_id, record.parent_id), None)
+        if record.status not in _KEEPS_WRITES:
+            self._pending.pop(record.run_id, None)
         if self.keep_last is not None:
             self._prune(record.run_id, self.keep_last)
 
@@ -93,8 +94,7 @@ class InMemoryCheckpointStore:
 
     async def delete(self, run_id: str) -> None:
         self._runs.pop(run_id, None)
-        for key in [k for k in self._pending if k[0] == run_id]:
-            del self._pending[key]
+        self._pending.pop(run_id, None)
 
     async def prune(self, run_id: str, *, keep_last: int) -> int:
         """Delete all but the newest ``keep_last`` checkpoints of ``run_id`` (never its
@@ -109,8 +109,9 @@ class InMemoryCheckpointStore:
         kept = [r for n, r in enumerate(records) if n >= len(records) - keep_last or r is paused]
         self._runs[run_id] = kept
         ids = {r.checkpoint_id for r in kept}
-        for key in [k for k in self._pending if k[0] == run_id and k[1] not in ids]:
-            del self._pending[key]
+        pending = self._pending.get(run_id, {})
+        for checkpoint_id in [c for c in pending if c not in ids]:
+            del pending[checkpoint_id]
         return len(records) - len(kept)
 
     async def runs(
@@ -130,10 +131,10 @@ class InMemoryCheckpointStore:
     async def save_pending_write(
         self, run_id: str, checkpoint_id: str, ordinal: int, payload: str
     ) -> None:
-        self._pending.setdefault((run_id, checkpoint_id), {})[ordinal] = payload
+        self._pending.setdefault(run_id, {}).setdefault(checkpoint_id, {})[ordinal] = payload
 
     async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
-        found = self._pending.get((run_id, checkpoint_id), {})
+        found = self._pending.get(run_id, {}).get(checkpoint_id, {})
         return [found[ordinal] for ordinal in sorted(found)]
 
     async def claim(self, run_id: str, owner: str, ttl: float) -> bool:
@@ -275,13 +276,9 @@ class SqliteCheckpointStore:
                 ),
             )
         ]
-        if record.status not in _KEEPS_WRITES and record.parent_id is not None:
+        if record.status not in _KEEPS_WRITES:
             statements.append(
-                (
-                    "DELETE FROM agentcore_workflow_pending_writes "
-                    "WHERE run_id = ? AND checkpoint_id = ?",
-                    (record.run_id, record.parent_id),
-                )
+                ("DELETE FROM agentcore_workflow_pending_writes WHERE run_id = ?", (record.run_id,))
             )
         if self.keep_last is not None:
             statements.append((_PRUNE, (record.run_id, self.keep_last)))

@@ -11,12 +11,25 @@ import anyio
 from typing_extensions import Never
 
 from agentcore.errors import RunStateError
-from agentcore.workflows import Workflow, WorkflowBuilder, WorkflowContext, executor
+from agentcore.workflows import (
+    CheckpointStore,
+    Workflow,
+    WorkflowBuilder,
+    WorkflowContext,
+    executor,
+)
 
 RUN_ID = "shared-run"
 
 
 def waiting(db: str, folder: Path) -> Workflow[int, str]:
+    """``db``: a SQLite path, or a ``postgresql://`` URL (then agentcore_postgres's store)."""
+    store: CheckpointStore | str = db
+    if db.startswith("postgresql://"):
+        from agentcore_postgres import PostgresCheckpointStore
+
+        store = PostgresCheckpointStore(db)
+
     @executor
     async def first(n: int) -> int:
         return n + 1
@@ -29,7 +42,7 @@ def waiting(db: str, folder: Path) -> Workflow[int, str]:
             await anyio.sleep(0.05)
         await ctx.yield_output(f"done {n}")
 
-    return WorkflowBuilder(first, name="claimed", checkpoints=db).add_edge(first, wait).build()
+    return WorkflowBuilder(first, name="claimed", checkpoints=store).add_edge(first, wait).build()
 
 
 async def _main(db: str, folder: str, step: str) -> None:

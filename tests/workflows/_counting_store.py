@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from agentcore.workflows import (
     CheckpointInfo,
     CheckpointRecord,
-    InMemoryCheckpointStore,
-    SqliteCheckpointStore,
+    CheckpointStore,
+    SupportsPendingWrites,
+    SupportsRunClaims,
 )
+
+
+class FullStore(CheckpointStore, SupportsPendingWrites, SupportsRunClaims, Protocol):
+    """A store with every capability (the built-in ones, and PostgreSQL's)."""
 
 
 class CountingStore:
     """Has the shapes of ``CheckpointStore``, ``SupportsPendingWrites`` and
     ``SupportsRunClaims`` (no base class) and records every write in call order."""
 
-    def __init__(self, inner: InMemoryCheckpointStore | SqliteCheckpointStore) -> None:
+    def __init__(self, inner: FullStore) -> None:
         self.inner = inner
         self.saved: list[CheckpointRecord] = []
         self.writes: list[tuple[str, int]] = []  # (checkpoint id, ordinal)

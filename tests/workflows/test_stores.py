@@ -123,6 +123,22 @@ async def test_sqlite_save_is_atomic_and_shielded_from_cancellation(tmp_path: Pa
         await store.load("r")
 
 
+async def test_pending_writes_go_once_their_superstep_closes_after_a_resume(
+    store: Store, tmp_path: Path
+) -> None:
+    """The writes of a failed superstep sit under the barrier before it; the resumed
+    superstep starts from the failed checkpoint, and its barrier still drops them."""
+    flow = Flow(tmp_path / "log", mode="fail")
+    flow.arm()
+    with pytest.raises(ExecutorFailedError):
+        await flow.build(store).run(5, run_id="f")
+    barrier = (await store.list_checkpoints("f"))[0].checkpoint_id
+    assert len(await store.load_pending_writes("f", barrier)) == 1
+    flow.mode = "ok"
+    assert (await flow.build(store).run(run_id="f")).output == DONE
+    assert await store.load_pending_writes("f", barrier) == []
+
+
 # -- run claims ----------------------------------------------------------------------------
 
 
