@@ -39,7 +39,7 @@ async def saving(runner: Runner) -> AsyncGenerator[None, None]:
             await runner.save(runner.checkpoint("cancelled"))
         raise
     if runner.claim is not None:
-        await runner.claim.take()
+        await runner.claim.renew()
 
 
 async def claim_run(runner: Runner, store: SupportsRunClaims, ttl: float) -> Runner:

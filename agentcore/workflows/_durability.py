@@ -9,6 +9,7 @@ Saves go to the run's store shielded from cancellation: a record is written whol
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,8 +78,9 @@ class RunFailure(Exception):
 
 
 CLAIM_TTL = 600.0
-"""Seconds a run's claim lasts unless renewed (at each barrier): after that, the
-process that held it is taken for crashed and another may drive the run."""
+"""Seconds a run's claim lasts unless renewed (at the barriers, see
+:meth:`RunClaim.renew`): after that, the process that held it is taken for crashed
+and another may drive the run."""
 
 
 def check_durability(value: object) -> Durability:
@@ -103,17 +105,19 @@ class RunClaim:
     """One ``run()`` call's claim on its run id in a store with ``SupportsRunClaims``.
     Every store call is shielded from cancellation: a cancelled run still releases."""
 
-    __slots__ = ("owner", "run_id", "store", "ttl")
+    __slots__ = ("_taken_at", "owner", "run_id", "store", "ttl")
 
     def __init__(self, store: SupportsRunClaims, run_id: str, ttl: float = CLAIM_TTL) -> None:
         self.store = store
         self.run_id = run_id
         self.ttl = ttl
         self.owner = f"pid{os.getpid()}-{os.urandom(6).hex()}"
+        self._taken_at = 0.0
 
     async def take(self) -> None:
         """Claim (or renew the claim on) the run; ``RunStateError`` when another
         process holds an unexpired claim on it."""
+        self._taken_at = time.monotonic()  # before the store's clock starts the ttl
         taken = False
         with anyio.CancelScope(shield=True):
             taken = await self.store.claim(self.run_id, self.owner, self.ttl)
@@ -123,6 +127,13 @@ class RunClaim:
                 f"claim); wait for it to pause or finish, or, if that process crashed, for "
                 f"its claim to expire ({self.ttl:g} s after its last barrier)"
             )
+
+    async def renew(self) -> None:
+        """At a barrier: renew the claim once a tenth of its ttl has passed since it
+        was last taken, so every superstep starts with at least 90% of the ttl ahead
+        of it, and a run of quick supersteps does not pay a store write for each."""
+        if time.monotonic() - self._taken_at >= self.ttl / 10:
+            await self.take()
 
     async def release(self) -> None:
         with anyio.CancelScope(shield=True):

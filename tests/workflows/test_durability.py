@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import pytest
+from typing_extensions import Never
 
 from agentcore.workflows import (
     ExecutorFailedError,
@@ -16,7 +18,9 @@ from agentcore.workflows import (
     SqliteCheckpointStore,
     Workflow,
     WorkflowBuilder,
+    WorkflowContext,
     WorkflowRunResult,
+    executor,
 )
 from tests.workflows._checkpoint_flows import BATCH, Gate, expenses, ledger, split
 from tests.workflows._counting_store import CountingStore
@@ -80,17 +84,14 @@ async def test_durability_modes_write_what_they_promise(
     assert counting.statuses() == ["running", "running", "running", "completed"]
     assert len(counting.writes) == 2  # superstep 2's two invocations
     assert counting.log == [
-        "claim",  # before the first superstep
+        "claim",  # before the first superstep (quick supersteps need no renewal)
         "save running",  # superstep 1 (start) committed before superstep 2 began
-        "claim",  # the claim renewed at the barrier
         "write",
         "write",
         "save running",  # superstep 2 (counted, flaky)
-        "claim",
         "save running",  # superstep 3 (join)
-        "claim",
         "save completed",
-        "release",
+        "release",  # after the completion was saved
     ]
     assert done.checkpoint_id == counting.saved[-1].checkpoint_id
 
@@ -98,7 +99,7 @@ async def test_durability_modes_write_what_they_promise(
     exit_store = CountingStore(counting.inner)
     done = await drive(flow.build(exit_store), how, exit_store, 5, run_id="e", durability="exit")
     assert done.output == DONE
-    assert exit_store.log == ["claim", "claim", "claim", "claim", "save completed", "release"]
+    assert exit_store.log == ["claim", "save completed", "release"]
     assert exit_store.writes == []
     [record] = exit_store.saved
     assert record.checkpoint_id == done.checkpoint_id
@@ -168,3 +169,34 @@ def test_a_bad_durability_is_refused_where_it_is_given() -> None:
         workflow.open_run(BATCH, durability="always")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="claim_ttl is a number of seconds above 0"):
         WorkflowBuilder(split, name="x", claim_ttl=0)
+
+
+async def test_a_long_superstep_renews_the_claim_at_its_barrier(how: How) -> None:
+    """A claim is renewed at a barrier once a tenth of its ttl has passed since it was
+    taken: here after a superstep that sleeps past it."""
+    store = CountingStore(InMemoryCheckpointStore())
+
+    @executor
+    async def quick(n: int) -> int:
+        return n
+
+    @executor
+    async def slow(n: int) -> int:
+        await anyio.sleep(0.15)  # past a tenth of the 1 s ttl (a wait, not a measurement)
+        return n
+
+    @executor
+    async def last(n: int, ctx: WorkflowContext[Never, int]) -> None:
+        await ctx.yield_output(n)
+
+    workflow = (
+        WorkflowBuilder(quick, name="long", checkpoints=store, claim_ttl=1.0)
+        .add_edge(quick, slow)
+        .add_edge(slow, last)
+        .build()
+    )
+    assert (await drive(workflow, how, store, 4, run_id="l")).output == 4
+    barriers = [n for n, entry in enumerate(store.log) if entry == "save running"]
+    assert len(barriers) == 3
+    assert store.log[barriers[1] + 1] == "claim"  # slow's barrier renewed the claim
+    assert store.log[-1] == "release"
