@@ -44,6 +44,7 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import RetryPolicy
+from agentcore.workflows._ids import SeededIds
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
@@ -71,6 +72,7 @@ from agentcore.workflows.errors import (
 from agentcore.workflows.protocols import (
     CheckpointStore,
     Executor,
+    IdSource,
     SupportsPendingWrites,
     SupportsRunClaims,
 )
@@ -104,6 +106,7 @@ __all__ = [
     "ExecutorReplayed",
     "ExecutorTimeoutError",
     "FunctionExecutor",
+    "IdSource",
     "InMemoryCheckpointStore",
     "IntermediateOutput",
     "PendingRequest",
@@ -117,6 +120,7 @@ __all__ = [
     "RunSnapshot",
     "RunStarted",
     "RunStatus",
+    "SeededIds",
     "SharedState",
     "SharedStateConflictError",
     "SqliteCheckpointStore",

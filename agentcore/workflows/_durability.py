@@ -33,6 +33,7 @@ from agentcore.workflows._events import (
     WorkflowEvent,
 )
 from agentcore.workflows._graph import Graph
+from agentcore.workflows._ids import RunIds
 from agentcore.workflows._replay import finished_of
 from agentcore.workflows._state import Finished, Key, RunState
 from agentcore.workflows.errors import (
@@ -55,7 +56,6 @@ __all__ = [
     "checkpoint_of",
     "convergence_failure",
     "executor_failure",
-    "new_checkpoint_id",
     "save",
     "save_pending_write",
     "with_pending_writes",
@@ -111,6 +111,8 @@ class RunClaim:
         self.store = store
         self.run_id = run_id
         self.ttl = ttl
+        # never from the run's id source: two processes seeded alike must not share
+        # an owner (the claim would let both drive the run)
         self.owner = f"pid{os.getpid()}-{os.urandom(6).hex()}"
         self._taken_at = 0.0
 
@@ -140,16 +142,13 @@ class RunClaim:
             await self.store.release(self.run_id, self.owner)
 
 
-def new_checkpoint_id(superstep: int) -> str:
-    return f"ck_{superstep:06d}_{os.urandom(3).hex()}"
-
-
 def checkpoint_of(
     state: RunState,
     graph: Graph,
     parent_id: str | None,
     status: RunStatus,
     done: Sequence[WorkflowContext[Any, Any] | None] | None,
+    ids: RunIds,
 ) -> WorkflowCheckpoint:
     """``state`` as a checkpoint. ``done``: the contexts of the superstep under way
     (``None`` slots: not finished); a failed or cancelled checkpoint keeps the finished
@@ -164,7 +163,7 @@ def checkpoint_of(
         frozen = attrs.evolve(frozen, finished=finished)
     return WorkflowCheckpoint(
         state.run_id,
-        new_checkpoint_id(state.superstep),
+        ids.checkpoint_id(state.superstep),
         parent_id,
         state.superstep,
         status,

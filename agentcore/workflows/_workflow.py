@@ -17,7 +17,6 @@ Anything else raises ``TypeError`` before work starts.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
@@ -36,6 +35,7 @@ from agentcore.workflows._checkpoint import (
 from agentcore.workflows._drive import claim_run, drive, final_of, stream_source
 from agentcore.workflows._durability import RunClaim, check_durability, with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
+from agentcore.workflows._ids import IdSource, RunIds, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import Runner
@@ -138,6 +138,7 @@ class Workflow(Generic[InT, OutT]):
         durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
     ) -> Awaitable[WorkflowRunResult[OutT]]: ...
     @overload
     def run(
@@ -155,6 +156,7 @@ class Workflow(Generic[InT, OutT]):
         durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
     ) -> ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]: ...
     def run(
         self,
@@ -171,6 +173,7 @@ class Workflow(Generic[InT, OutT]):
         durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
     ) -> (
         Awaitable[WorkflowRunResult[OutT]] | ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]
     ):
@@ -181,6 +184,11 @@ class Workflow(Generic[InT, OutT]):
         ``ExecutorFailedError``, ``WorkflowConvergenceError``, ``WorkflowStalledError``;
         refuses bad arguments (``TypeError``, ``UnknownRequestError``,
         ``RunStateError``) at once, before anything runs.
+
+        ``ids``: where the run id and checkpoint ids come from (random by default);
+        a deterministic source such as ``SeededIds(seed)`` makes every id of the call
+        (child runs', agent sessions' and agent approvals' included) depend only on
+        the seed, so equal inputs give byte-equal checkpoints but for ``created_at``.
         """
         setup = self._setup(
             message,
@@ -195,6 +203,7 @@ class Workflow(Generic[InT, OutT]):
             durability=durability,
             verbose_events=verbose_events,
             keep_events=keep_events,
+            ids=ids,
         )
         holder: list[Runner] = []
         if stream:
@@ -216,6 +225,7 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None = None,
         durability: Durability | None = None,
         verbose_events: bool = False,
+        ids: IdSource | None = None,
     ) -> AbstractAsyncContextManager[ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]]:
         """``async with workflow.open_run(msg) as stream:`` the same stream as
         ``run(stream=True)`` (same arguments), but the run is a task of the context
@@ -240,6 +250,7 @@ class Workflow(Generic[InT, OutT]):
                 durability=durability,
                 verbose_events=verbose_events,
                 keep_events=True,
+                ids=ids,
             )
         )
 
@@ -258,9 +269,11 @@ class Workflow(Generic[InT, OutT]):
         durability: Durability | None,
         verbose_events: bool,
         keep_events: bool,
+        ids: IdSource | None,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
         mode = self._graph.durability if durability is None else check_durability(durability)
+        run_ids = RunIds(check_source(ids))
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
             runner = self._prepare(
@@ -275,6 +288,7 @@ class Workflow(Generic[InT, OutT]):
                 keep_events=keep_events or stream,
                 streaming=stream,
                 store=store,
+                ids=run_ids,
             )
             runner.durable = mode == "sync"
             return runner
@@ -456,6 +470,7 @@ class Workflow(Generic[InT, OutT]):
         keep_events: bool,
         streaming: bool,
         store: CheckpointStore | None,
+        ids: RunIds,
     ) -> Runner:
         graph = self._graph
         prelude: list[WorkflowEvent] = []
@@ -467,7 +482,7 @@ class Workflow(Generic[InT, OutT]):
                 )
             if message is None:
                 raise TypeError("run() needs a message to start a run, or a checkpoint to resume")
-            state = RunState(run_id or f"wfr_{os.urandom(16).hex()}")
+            state = RunState(run_id or ids.run_id())
             parent = None
         else:
             if not isinstance(checkpoint, WorkflowCheckpoint):
@@ -534,6 +549,7 @@ class Workflow(Generic[InT, OutT]):
             observers=self._observers,
             parent_id=parent,
             store=store,
+            ids=ids,
         )
         runner.start(parent, prelude)
         return runner
