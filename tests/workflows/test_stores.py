@@ -169,6 +169,9 @@ async def test_a_second_driver_of_one_run_is_refused(store: Store) -> None:
         stream = workflow.run(run_id="r", stream=True)
         with pytest.raises(RunStateError, match="being driven by another process"):
             await stream.get_final_response()
+        with pytest.raises(RunStateError, match="being driven by another process"):
+            async with workflow.open_run(run_id="r") as live:
+                await live.get_final_response()
         gate.set()
     assert outputs == [7]
     assert await store.claim("r", "someone else", 60)  # released when the run returned
