@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
@@ -18,7 +18,7 @@ from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._runner import Runner
 from agentcore.workflows.protocols import SupportsRunClaims
 
-__all__ = ["claim_run", "drive", "final_of", "open_live", "step_once", "stream_source"]
+__all__ = ["claimed", "drive", "final_of", "open_live", "step_once", "stream_source"]
 
 LIVE_BUFFER = 256
 """Events an ``open_run`` channel holds before a slow consumer slows the run."""
@@ -42,11 +42,23 @@ async def saving(runner: Runner) -> AsyncGenerator[None, None]:
         await runner.claim.renew()
 
 
-async def claim_run(runner: Runner, store: SupportsRunClaims, ttl: float) -> Runner:
-    """``runner`` once its run is claimed in ``store`` (``RunStateError`` if another
-    process drives it); the drivers release the claim when the call ends."""
-    claim = RunClaim(store, runner.state.run_id, ttl)
+async def claimed(
+    store: SupportsRunClaims,
+    run_id: str,
+    ttl: float,
+    setup: Runner | Callable[[], Awaitable[Runner]],
+) -> Runner:
+    """The runner of ``setup`` (a runner, or what loads and prepares one) once run
+    ``run_id`` is claimed in ``store`` (``RunStateError`` if another call drives it);
+    the claim is taken first and released if ``setup`` fails; the drivers release it
+    when the call ends."""
+    claim = RunClaim(store, run_id, ttl)
     await claim.take()
+    try:
+        runner = setup if isinstance(setup, Runner) else await setup()
+    except BaseException:
+        await claim.release()
+        raise
     runner.claim = claim
     return runner
 

@@ -33,7 +33,6 @@ from agentcore.workflows._events import (
     WorkflowEvent,
 )
 from agentcore.workflows._graph import Graph
-from agentcore.workflows._ids import RunIds
 from agentcore.workflows._replay import finished_of
 from agentcore.workflows._state import Finished, Key, RunState
 from agentcore.workflows.errors import (
@@ -148,7 +147,6 @@ def checkpoint_of(
     parent_id: str | None,
     status: RunStatus,
     done: Sequence[WorkflowContext[Any, Any] | None] | None,
-    ids: RunIds,
 ) -> WorkflowCheckpoint:
     """``state`` as a checkpoint. ``done``: the contexts of the superstep under way
     (``None`` slots: not finished); a failed or cancelled checkpoint keeps the finished
@@ -163,7 +161,7 @@ def checkpoint_of(
         frozen = attrs.evolve(frozen, finished=finished)
     return WorkflowCheckpoint(
         state.run_id,
-        ids.checkpoint_id(state.superstep),
+        state.call.checkpoint_id(state.superstep),
         parent_id,
         state.superstep,
         status,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
@@ -32,10 +33,10 @@ from agentcore.workflows._checkpoint import (
     WorkflowCheckpoint,
     read_checkpoint,
 )
-from agentcore.workflows._drive import claim_run, drive, final_of, stream_source
-from agentcore.workflows._durability import RunClaim, check_durability, with_pending_writes
+from agentcore.workflows._drive import claimed, drive, final_of, stream_source
+from agentcore.workflows._durability import check_durability, with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
-from agentcore.workflows._ids import IdSource, RunIds, check_source
+from agentcore.workflows._ids import NO_DEPS, IdSource, RunCall, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import Runner
@@ -139,6 +140,7 @@ class Workflow(Generic[InT, OutT]):
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = ...,
     ) -> Awaitable[WorkflowRunResult[OutT]]: ...
     @overload
     def run(
@@ -157,6 +159,7 @@ class Workflow(Generic[InT, OutT]):
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = ...,
     ) -> ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]: ...
     def run(
         self,
@@ -174,6 +177,7 @@ class Workflow(Generic[InT, OutT]):
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = NO_DEPS,
     ) -> (
         Awaitable[WorkflowRunResult[OutT]] | ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]
     ):
@@ -189,6 +193,10 @@ class Workflow(Generic[InT, OutT]):
         a deterministic source such as ``SeededIds(seed)`` makes every id of the call
         (child runs', agent sessions' and agent approvals' included) depend only on
         the seed, so equal inputs give byte-equal checkpoints but for ``created_at``.
+
+        ``deps`` reaches every handler as ``ctx.deps`` (and the agents, sub-workflows
+        and workflow agents of the run) in this call only: never saved, so a run
+        resumed later has the ``deps`` of the call that resumes it.
         """
         setup = self._setup(
             message,
@@ -204,6 +212,7 @@ class Workflow(Generic[InT, OutT]):
             verbose_events=verbose_events,
             keep_events=keep_events,
             ids=ids,
+            deps=deps,
         )
         holder: list[Runner] = []
         if stream:
@@ -226,6 +235,7 @@ class Workflow(Generic[InT, OutT]):
         durability: Durability | None = None,
         verbose_events: bool = False,
         ids: IdSource | None = None,
+        deps: Any = NO_DEPS,
     ) -> AbstractAsyncContextManager[ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]]:
         """``async with workflow.open_run(msg) as stream:`` the same stream as
         ``run(stream=True)`` (same arguments), but the run is a task of the context
@@ -251,6 +261,7 @@ class Workflow(Generic[InT, OutT]):
                 verbose_events=verbose_events,
                 keep_events=True,
                 ids=ids,
+                deps=deps,
             )
         )
 
@@ -270,10 +281,11 @@ class Workflow(Generic[InT, OutT]):
         verbose_events: bool,
         keep_events: bool,
         ids: IdSource | None,
+        deps: Any,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
         mode = self._graph.durability if durability is None else check_durability(durability)
-        run_ids = RunIds(check_source(ids))
+        call = RunCall(check_source(ids), deps)
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
             runner = self._prepare(
@@ -288,7 +300,7 @@ class Workflow(Generic[InT, OutT]):
                 keep_events=keep_events or stream,
                 streaming=stream,
                 store=store,
-                ids=run_ids,
+                call=call,
             )
             runner.durable = mode == "sync"
             return runner
@@ -301,14 +313,16 @@ class Workflow(Generic[InT, OutT]):
                     "a checkpoint id names a stored checkpoint: pass run_id= and a store "
                     "(checkpoints= here or on the builder)"
                 )
-            setup: Runner | Awaitable[Runner] = self._load_and_prepare(
-                store, run_id, checkpoint, message, responses, prepare
+            load = partial(
+                self._load_and_prepare, store, run_id, checkpoint, message, responses, prepare
             )
-        else:
-            setup = prepare(checkpoint)
-            if isinstance(store, SupportsRunClaims):
-                setup = claim_run(setup, store, self._graph.claim_ttl)
-        return setup
+            if isinstance(store, SupportsRunClaims):  # claimed before the latest is loaded
+                return claimed(store, run_id, self._graph.claim_ttl, load)
+            return load()
+        runner = prepare(checkpoint)
+        if isinstance(store, SupportsRunClaims):
+            return claimed(store, runner.state.run_id, self._graph.claim_ttl, runner)
+        return runner
 
     async def _load_and_prepare(
         self,
@@ -319,30 +333,14 @@ class Workflow(Generic[InT, OutT]):
         responses: Sequence[WorkflowResponse[Any]] | None,
         prepare: Callable[[WorkflowCheckpoint | None], Runner],
     ) -> Runner:
-        # claimed before loading: the latest checkpoint cannot change under this call
-        claim = (
-            RunClaim(store, run_id, self._graph.claim_ttl)
-            if isinstance(store, SupportsRunClaims)
-            else None
-        )
-        if claim is not None:
-            await claim.take()
-        try:
-            record = await store.load(run_id, checkpoint_id)
-            if record is None:
-                if checkpoint_id is not None:
-                    raise RunStateError(f"run {run_id!r} has no checkpoint {checkpoint_id!r}")
-                if responses or message is None:
-                    raise RunStateError(f"the store holds no run {run_id!r} to resume")
-                runner = prepare(None)
-            else:
-                runner = prepare(await with_pending_writes(store, self.restore(record)))
-        except BaseException:
-            if claim is not None:
-                await claim.release()
-            raise
-        runner.claim = claim
-        return runner
+        record = await store.load(run_id, checkpoint_id)
+        if record is None:
+            if checkpoint_id is not None:
+                raise RunStateError(f"run {run_id!r} has no checkpoint {checkpoint_id!r}")
+            if responses or message is None:
+                raise RunStateError(f"the store holds no run {run_id!r} to resume")
+            return prepare(None)
+        return prepare(await with_pending_writes(store, self.restore(record)))
 
     def as_agent(
         self,
@@ -470,7 +468,7 @@ class Workflow(Generic[InT, OutT]):
         keep_events: bool,
         streaming: bool,
         store: CheckpointStore | None,
-        ids: RunIds,
+        call: RunCall,
     ) -> Runner:
         graph = self._graph
         prelude: list[WorkflowEvent] = []
@@ -482,7 +480,8 @@ class Workflow(Generic[InT, OutT]):
                 )
             if message is None:
                 raise TypeError("run() needs a message to start a run, or a checkpoint to resume")
-            state = RunState(run_id or ids.run_id())
+            state = RunState(run_id or call.run_id())
+            state.call = call
             parent = None
         else:
             if not isinstance(checkpoint, WorkflowCheckpoint):
@@ -499,6 +498,7 @@ class Workflow(Generic[InT, OutT]):
             if checkpoint.registry is not self._graph.registry:
                 self._check_compatible(_state_of(checkpoint))
             state = RunState.thaw(_state_of(checkpoint))
+            state.call = call
             parent = checkpoint.checkpoint_id
             if cancel_pending:
                 for entry in state.pending.values():
@@ -549,7 +549,6 @@ class Workflow(Generic[InT, OutT]):
             observers=self._observers,
             parent_id=parent,
             store=store,
-            ids=ids,
         )
         runner.start(parent, prelude)
         return runner
