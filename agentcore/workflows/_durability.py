@@ -126,7 +126,7 @@ class RunClaim:
             raise RunStateError(
                 f"run {self.run_id!r} is being driven by another process (it holds the run's "
                 f"claim); wait for it to pause or finish, or, if that process crashed, for "
-                f"its claim to expire ({self.ttl:g} s after its last barrier)"
+                f"its claim to expire ({self.ttl:g} s after it was last renewed)"
             )
 
     async def renew(self) -> None:

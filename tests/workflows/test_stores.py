@@ -256,7 +256,7 @@ async def test_two_processes_cannot_drive_one_run(tmp_path: Path) -> None:
     assert refused == (
         f"refused: run {RUN_ID!r} is being driven by another process (it holds the run's "
         "claim); wait for it to pause or finish, or, if that process crashed, for its claim "
-        "to expire (600 s after its last barrier)"
+        "to expire (600 s after it was last renewed)"
     )
     assert finished == "completed done 2"
     assert after.startswith(f"refused: run {RUN_ID!r} has nothing to resume")  # not "driven"
