@@ -36,7 +36,7 @@ from agentcore.workflows._checkpoint import (
 from agentcore.workflows._drive import claimed, drive, final_of, stream_source
 from agentcore.workflows._durability import check_durability, with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
-from agentcore.workflows._ids import NO_DEPS, IdSource, RunCall, check_source
+from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, RunCall, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import Runner
@@ -285,7 +285,7 @@ class Workflow(Generic[InT, OutT]):
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
         mode = self._graph.durability if durability is None else check_durability(durability)
-        call = RunCall(check_source(ids), deps)
+        call = RunCall(RANDOM_IDS if ids is None else check_source(ids), deps)
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
             runner = self._prepare(
@@ -480,8 +480,7 @@ class Workflow(Generic[InT, OutT]):
                 )
             if message is None:
                 raise TypeError("run() needs a message to start a run, or a checkpoint to resume")
-            state = RunState(run_id or call.run_id())
-            state.call = call
+            state = RunState(run_id or call.run_id(), call=call)
             parent = None
         else:
             if not isinstance(checkpoint, WorkflowCheckpoint):
@@ -497,8 +496,7 @@ class Workflow(Generic[InT, OutT]):
                 )
             if checkpoint.registry is not self._graph.registry:
                 self._check_compatible(_state_of(checkpoint))
-            state = RunState.thaw(_state_of(checkpoint))
-            state.call = call
+            state = RunState.thaw(_state_of(checkpoint), call)
             parent = checkpoint.checkpoint_id
             if cancel_pending:
                 for entry in state.pending.values():
