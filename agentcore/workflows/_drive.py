@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
@@ -11,13 +11,14 @@ import anyio
 
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
-from agentcore.workflows._durability import RunFailure
+from agentcore.workflows._durability import RunClaim, RunFailure
 from agentcore.workflows._events import ExecutorEvent, WorkflowEvent
 from agentcore.workflows._live import live_invocation, live_step
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._runner import Runner
+from agentcore.workflows.protocols import SupportsRunClaims
 
-__all__ = ["drive", "final_of", "open_live", "stream_source"]
+__all__ = ["claimed", "drive", "final_of", "open_live", "stream_source"]
 
 LIVE_BUFFER = 256
 """Events an ``open_run`` channel holds before a slow consumer slows the run."""
@@ -25,12 +26,41 @@ LIVE_BUFFER = 256
 
 @asynccontextmanager
 async def saving(runner: Runner) -> AsyncGenerator[None, None]:
-    """Around a live superstep: saved as :meth:`Runner.step` saves its own."""
+    """Around a live superstep: saved, and the claim renewed, as :meth:`Runner.step`
+    does for its own."""
     try:
         yield
     except BaseException as error:
         await runner.interrupted(error)
         raise
+    if runner.claim is not None:
+        await runner.claim.renew()
+
+
+async def claimed(
+    store: SupportsRunClaims,
+    run_id: str,
+    ttl: float,
+    setup: Runner | Callable[[], Awaitable[Runner]],
+) -> Runner:
+    """The runner of ``setup`` (a runner, or what loads and prepares one) once run
+    ``run_id`` is claimed in ``store`` (``RunStateError`` if another call drives it);
+    the claim is taken first and released if ``setup`` fails; the drivers release it
+    when the call ends."""
+    claim = RunClaim(store, run_id, ttl)
+    await claim.take()
+    try:
+        runner = setup if isinstance(setup, Runner) else await setup()
+    except BaseException:
+        await claim.release()
+        raise
+    runner.claim = claim
+    return runner
+
+
+async def release(runner: Runner) -> None:
+    if runner.claim is not None:
+        await runner.claim.release()
 
 
 async def drive(setup: Runner | Awaitable[Runner]) -> WorkflowRunResult[Any]:
@@ -38,9 +68,11 @@ async def drive(setup: Runner | Awaitable[Runner]) -> WorkflowRunResult[Any]:
     try:
         while runner.has_work:
             await runner.step()
+        return await runner.finish()
     except RunFailure as failure:
         raise failure.error from failure.error.__cause__
-    return await runner.finish()
+    finally:
+        await release(runner)
 
 
 async def stream_source(
@@ -48,36 +80,39 @@ async def stream_source(
 ) -> AsyncIterator[WorkflowEvent]:
     runner = setup if isinstance(setup, Runner) else await setup
     holder.append(runner)
-    events = runner.events
-    sent = 0
-    while True:
-        while sent < len(events):
-            yield events[sent]
-            sent += 1
-        if not runner.has_work:
-            break
-        try:
-            live = live_invocation(runner)
-            if live is None:
-                await runner.step()
-            else:  # one invocation with a streaming form: its updates as they come
-                async with saving(runner), aclosing(live_step(runner, *live)) as updates:
-                    async for update in updates:
-                        while sent < len(events):
-                            yield events[sent]
-                            sent += 1
-                        yield update
-        except RunFailure as failure:
+    try:
+        events = runner.events
+        sent = 0
+        while True:
             while sent < len(events):
                 yield events[sent]
                 sent += 1
-            for event in failure.events:
-                yield event
-            raise failure.error from failure.error.__cause__
-    await runner.finish()
-    while sent < len(events):
-        yield events[sent]
-        sent += 1
+            if not runner.has_work:
+                break
+            try:
+                live = live_invocation(runner)
+                if live is None:
+                    await runner.step()
+                else:  # one invocation with a streaming form: its updates as they come
+                    async with saving(runner), aclosing(live_step(runner, *live)) as updates:
+                        async for update in updates:
+                            while sent < len(events):
+                                yield events[sent]
+                                sent += 1
+                            yield update
+            except RunFailure as failure:
+                while sent < len(events):
+                    yield events[sent]
+                    sent += 1
+                for event in failure.events:
+                    yield event
+                raise failure.error from failure.error.__cause__
+        await runner.finish()
+        while sent < len(events):
+            yield events[sent]
+            sent += 1
+    finally:
+        await release(runner)
 
 
 def final_of(holder: list[Runner]) -> WorkflowRunResult[Any]:
@@ -136,6 +171,8 @@ async def open_live(
                 for event in exc.events:
                     await send.send(event)
                 failure.append(exc.error)
+            finally:
+                await release(runner)
 
     async def read() -> AsyncIterator[WorkflowEvent]:
         async with receive:

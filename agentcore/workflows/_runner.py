@@ -22,6 +22,7 @@ from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared, rou
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._durability import (
+    RunClaim,
     RunFailure,
     checkpoint_of,
     convergence_failure,
@@ -77,6 +78,8 @@ class Runner:
         "_recording",
         "_replayed",
         "_steps",
+        "claim",
+        "durable",
         "events",
         "graph",
         "intermediate",
@@ -130,6 +133,8 @@ class Runner:
         the store and the checkpoint the superstep started from."""
         self.live: Callable[[ExecutorEvent], Awaitable[None]] | None = None
         """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
+        self.durable = True  # durability "sync": barrier checkpoints and pending writes
+        self.claim: RunClaim | None = None  # this call's claim on the run, if the store has them
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
             hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
         ]
@@ -148,7 +153,8 @@ class Runner:
 
     async def step(self) -> None:
         """Run one superstep and commit it; on failure raise :class:`RunFailure` (the
-        failed checkpoint saved, as a cancelled one is on cancellation)."""
+        failed checkpoint saved, as a cancelled one is on cancellation); a committed
+        superstep renews the run's claim."""
         try:
             contexts, superstep = self.begin()
             inbox = self.state.inbox
@@ -164,11 +170,13 @@ class Runner:
                 error = failed.error
                 raise self.failure(failed.node.id, failed.ordinal, superstep, error) from None
             self.record(contexts, superstep)
-            if self.store is not None:
+            if self.store is not None and self.durable:
                 await self.save(self.checkpoint("running"))
         except BaseException as error:
             await self.interrupted(error)
             raise
+        if self.claim is not None:  # a superstep that committed renews the run's claim
+            await self.claim.renew()
 
     async def interrupted(self, error: BaseException) -> None:
         """After a superstep raised ``error``: a failure saves the failed checkpoint, a
@@ -200,7 +208,7 @@ class Runner:
     async def commit(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
         """:meth:`record` the superstep, then save its checkpoint (with a store)."""
         self.record(contexts, superstep, announced=announced)
-        if self.store is not None:
+        if self.store is not None and self.durable:
             await self.save(self.checkpoint("running"))
 
     def record(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
@@ -291,7 +299,7 @@ class Runner:
         states = self.state.states
         store: object = self.store  # a CheckpointStore that may also keep pending writes
         parent = self.parent_id
-        if isinstance(store, SupportsPendingWrites) and parent is not None:
+        if self.durable and isinstance(store, SupportsPendingWrites) and parent is not None:
             # with several invocations, one may finish long before another: save each
             # as it finishes (a lone invocation's barrier checkpoint follows at once)
             self._pending_writes = (store, parent)
