@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import attrs
-
 from agentcore._types.responses import (
     AgentResponse,
     AgentResponseUpdate,
@@ -134,23 +132,26 @@ class LoopSummary(NamedTuple):
 # -- agent updates, per streamed chunk -------------------------------------------------
 
 
-class _FillableAgentUpdate:
-    """The layout of :class:`AgentResponseUpdate` without its frozen ``__setattr__``.
+class _FillableAgentUpdate(AgentResponseUpdate):
+    """An :class:`AgentResponseUpdate` with its frozen guards off, to fill by hand.
 
-    :func:`agent_updates` builds each agent update as one of these, fills its slots
-    with plain attribute stores (the fastest way CPython has to fill slots), then
-    makes it an :class:`AgentResponseUpdate` by assigning ``__class__``. CPython
-    allows that because the two classes have the same slots on the same base; a
-    weakref slot would fail its layout check, which is why agent updates have
-    none. Instances of this class never leave ``agent_updates``.
+    :func:`agent_updates` makes each agent update as one of these (the class call
+    runs no ``__init__``: ``object.__init__`` does nothing), fills its slots with
+    plain attribute stores, which the interpreter specializes (the frozen
+    ``__setattr__`` it inherits would refuse them, and a store through
+    ``object.__setattr__`` costs a call each), then makes it an
+    :class:`AgentResponseUpdate` by assigning ``__class__``. A subclass that adds no
+    slots has its base's layout, so CPython's check of that assignment passes at
+    once, without comparing the two classes' slots. ``__delattr__`` is switched off
+    as well because CPython serves both from one type slot: with the frozen one left,
+    stores would not be specialized. Instances of this class never leave
+    ``agent_updates``.
     """
 
-    __slots__ = tuple(f.name for f in attrs.fields(AgentResponseUpdate))
-
-
-assert vars(AgentResponseUpdate)["__slots__"] == _FillableAgentUpdate.__slots__, (
-    "_FillableAgentUpdate must have exactly the slots of AgentResponseUpdate"
-)
+    __slots__ = ()
+    __init__ = object.__init__  # pyright: ignore[reportAssignmentType]  # filled by stores, not by attrs
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
 
 
 def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate]:
@@ -162,13 +163,12 @@ def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate
     contents are a tuple already, so the converter has nothing to do. Agent
     updates (custom events) pass through unchanged.
     """
-    new = object.__new__
     fillable = _FillableAgentUpdate
     agent_update = AgentResponseUpdate
 
     def convert(update: Any) -> AgentResponseUpdate:
         if type(update) is ChatResponseUpdate:
-            converted: Any = new(fillable)
+            converted: Any = fillable()
             converted.contents = update.contents
             converted.role = update.role
             converted.author_name = update.author_name
