@@ -7,8 +7,9 @@ and why"). Each runs once per run, per model call or per streamed chunk, and its
 twin cost enough to decide whether a budget of ``docs/performance.md`` is met:
 
 - :func:`agent_updates` (per streamed chunk): an agent update made by filling a twin
-  class and assigning ``__class__``, instead of ``AgentResponseUpdate(...)``. Plain: the
-  200-chunk agent stream costs 77 % more instructions (3.38 M -> 5.98 M per run).
+  class (a subclass with the frozen guards off) and assigning ``__class__``, instead of
+  ``AgentResponseUpdate(...)``. Plain: the 200-chunk agent stream costs 85 % more
+  instructions (3.22 M -> 5.97 M per run).
 - The constructors below, which build the per-run and per-call values positionally,
   in their classes' field order (keywords: plain run +7 %, tool round +5 %, tool
   round with 3 middleware per scope +6 %). A field added or moved in those classes
@@ -159,7 +160,7 @@ def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate
 
     It runs for every streamed chunk, so a :class:`ChatResponseUpdate` becomes a
     new agent update without going through attrs' ``__init__``, whose frozen
-    stores cost three times as much (see :class:`_FillableAgentUpdate`). Its
+    stores cost about six times as much (see :class:`_FillableAgentUpdate`). Its
     contents are a tuple already, so the converter has nothing to do. Agent
     updates (custom events) pass through unchanged.
     """

@@ -6,6 +6,7 @@ one of those classes makes its test here fail until the fast path follows.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import attrs
@@ -150,6 +151,7 @@ def test_agent_update_filled_by_hand_matches_keywords() -> None:
     assert _fields(fast) == _fields(plain)
     assert fast == plain
     assert hash(fast) == hash(plain)
+    assert weakref.ref(fast)() is fast  # the twin shares the class's layout, weakref slot too
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         fast.role = "user"  # type: ignore[misc]  # checking the frozen guard is back
 
