@@ -10,6 +10,7 @@ from agentcore.workflows._checkpoint import (
     CHECKPOINT_FORMAT,
     CheckpointInfo,
     CheckpointRecord,
+    Durability,
     RunStatus,
     WorkflowCheckpoint,
 )
@@ -43,6 +44,7 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import RetryPolicy
+from agentcore.workflows._ids import SeededIds
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
@@ -67,7 +69,13 @@ from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import CheckpointStore, Executor, SupportsPendingWrites
+from agentcore.workflows.protocols import (
+    CheckpointStore,
+    Executor,
+    IdSource,
+    SupportsPendingWrites,
+    SupportsRunClaims,
+)
 
 __all__ = [
     "AGENT_UPDATE",
@@ -84,6 +92,7 @@ __all__ = [
     "Default",
     "DeliveryRecord",
     "DeliveryStatus",
+    "Durability",
     "EdgeDelivery",
     "EdgeGroupKind",
     "ErrorInfo",
@@ -97,6 +106,7 @@ __all__ = [
     "ExecutorReplayed",
     "ExecutorTimeoutError",
     "FunctionExecutor",
+    "IdSource",
     "InMemoryCheckpointStore",
     "IntermediateOutput",
     "PendingRequest",
@@ -110,6 +120,7 @@ __all__ = [
     "RunSnapshot",
     "RunStarted",
     "RunStatus",
+    "SeededIds",
     "SharedState",
     "SharedStateConflictError",
     "SqliteCheckpointStore",
@@ -120,6 +131,7 @@ __all__ = [
     "SuperstepCompleted",
     "SuperstepStarted",
     "SupportsPendingWrites",
+    "SupportsRunClaims",
     "UnknownRequestError",
     "Workflow",
     "WorkflowAgent",
