@@ -203,14 +203,10 @@ class AgentResponse(Generic[ValueT]):
         )
 
 
-@attrs.frozen(weakref_slot=False)  # no weakref slot: see agentcore._fastpaths
+@attrs.frozen
 class AgentResponseUpdate:
     """One streamed piece of an agent run: model output, tool calls and results,
-    or a custom ``event``.
-
-    Agent updates cannot be weakly referenced: an agent builds one for every
-    streamed chunk, and it builds them fastest without a weakref slot.
-    """
+    or a custom ``event``."""
 
     contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
     role: Role | None = None
