@@ -17,6 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
+from agentcore._repr import fields_repr
+
 __all__ = [
     "DurableEngine",
     "DurableRun",
@@ -51,6 +53,8 @@ class StepPolicy:
     this says). ``backoff`` is the first delay between attempts in seconds,
     multiplied by ``backoff_rate`` after each.
     """
+
+    __repr__ = fields_repr
 
     max_attempts: int = 1
     backoff: float = 1.0

@@ -18,6 +18,7 @@ from typing import Any, cast
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._types.messages import Message
 
 __all__ = [
@@ -60,6 +61,8 @@ def _messages(value: Sequence[Message]) -> tuple[Message, ...]:
 class RunStarted:
     """An agent run began; ``messages`` are its input."""
 
+    __repr__ = fields_repr
+
     run_id: str
     agent_name: str | None
     messages: tuple[Message, ...] = attrs.field(converter=_messages)
@@ -71,6 +74,8 @@ class RunEnded:
 
     In a streaming run it is sent when the stream is exhausted.
     """
+
+    __repr__ = fields_repr
 
     run_id: str
     agent_name: str | None
@@ -86,6 +91,8 @@ class ModelCallStarted:
     (which may still change them for the call).
     """
 
+    __repr__ = fields_repr
+
     run_id: str
     messages: tuple[Message, ...] = attrs.field(converter=_messages)
     options: Mapping[str, Any] = attrs.field(converter=_frozen_mapping)
@@ -94,6 +101,8 @@ class ModelCallStarted:
 @attrs.frozen
 class ModelCallEnded:
     """A model call returned ``response`` (a ``ChatResponse``, after chat middleware)."""
+
+    __repr__ = fields_repr
 
     run_id: str
     response: Any = None
@@ -104,6 +113,8 @@ class ModelCallEnded:
 class ToolCallStarted:
     """A tool is about to run with its validated ``arguments``."""
 
+    __repr__ = fields_repr
+
     run_id: str
     call_id: str
     name: str
@@ -113,6 +124,8 @@ class ToolCallStarted:
 @attrs.frozen
 class ToolCallEnded:
     """A tool call ended: ``result`` is what the model will see; ``error`` names a failure."""
+
+    __repr__ = fields_repr
 
     run_id: str
     call_id: str
