@@ -1,16 +1,12 @@
-"""Observers: read-only hooks beside the call path.
+"""The frozen events an observer receives, one class per hook.
 
-An observer is any object with some of the methods ``on_run_start``,
-``on_run_end``, ``on_model_call_start``, ``on_model_call_end``,
-``on_tool_call_start`` and ``on_tool_call_end`` (sync or async), each taking one
-frozen event. Observers cannot change the run; an exception raised by one is
-logged on the ``agentcore.observers`` logger and swallowed. Use middleware when
-you need to influence behaviour.
+They live apart from :class:`~agentcore.observers.ObserverSet` so that ``import agentcore``
+does not build them: a run builds an event only when an observer is listening, and
+``agentcore.observers`` loads this module on first use of an event class.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
@@ -24,7 +20,6 @@ from agentcore._types.messages import Message
 __all__ = [
     "ModelCallEnded",
     "ModelCallStarted",
-    "ObserverSet",
     "RunEnded",
     "RunStarted",
     "ToolCallEnded",
@@ -132,70 +127,3 @@ class ToolCallEnded:
     name: str
     result: Any = attrs.field(converter=_frozen)  # pyright: ignore[reportUnknownVariableType]  # attrs cannot infer a converter's type
     error: str | None = None
-
-
-class ObserverSet(tuple[object, ...]):
-    """Delivers events to observers, isolating the run from their failures.
-
-    Observers are called in order; each may define any of the hooks, sync or async.
-    The run calls one method per hook, which builds the event: no caller names an event
-    class. A tuple, so that ``if observers:`` (asked several times per run) costs
-    nothing and a run without observers builds no event at all.
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, observers: Sequence[object] = ()) -> ObserverSet:
-        return super().__new__(cls, observers)
-
-    async def run_started(
-        self, run_id: str, agent_name: str | None, messages: Sequence[Message]
-    ) -> None:
-        await self.notify("on_run_start", RunStarted(run_id, agent_name, tuple(messages)))
-
-    async def run_ended(
-        self,
-        run_id: str,
-        agent_name: str | None,
-        response: Any = None,
-        *,
-        error: BaseException | None = None,
-    ) -> None:
-        await self.notify("on_run_end", RunEnded(run_id, agent_name, response, error))
-
-    async def model_call_started(
-        self, run_id: str, messages: Sequence[Message], options: Mapping[str, Any]
-    ) -> None:
-        event = ModelCallStarted(run_id, tuple(messages), dict(options))
-        await self.notify("on_model_call_start", event)
-
-    async def model_call_ended(self, run_id: str, response: Any) -> None:
-        await self.notify("on_model_call_end", ModelCallEnded(run_id, response))
-
-    async def tool_call_started(
-        self, run_id: str, call_id: str, name: str, arguments: Mapping[str, Any]
-    ) -> None:
-        await self.notify("on_tool_call_start", ToolCallStarted(run_id, call_id, name, arguments))
-
-    async def tool_call_ended(
-        self, run_id: str, call_id: str, name: str, result: Any, error: str | None
-    ) -> None:
-        event = ToolCallEnded(run_id, call_id, name, result, error)
-        await self.notify("on_tool_call_end", event)
-
-    async def notify(self, hook: str, event: object) -> None:
-        """Call ``hook`` of every observer that has it; log and swallow what they raise."""
-        for observer in self:
-            method = getattr(observer, hook, None)
-            if method is None:
-                continue
-            try:
-                outcome = method(event)
-                if inspect.isawaitable(outcome):
-                    await outcome
-            except Exception:
-                import logging  # only when an observer fails
-
-                logging.getLogger("agentcore.observers").exception(
-                    "observer %r failed in %s; the run goes on", observer, hook
-                )
