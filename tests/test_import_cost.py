@@ -19,6 +19,8 @@ LOADED_ON_FIRST_USE = [
     "agentcore.security",
     "agentcore.tokens",
     "dataclasses",  # tool schemas ask for it only for a dataclass parameter
+    "anyio.to_thread",  # only a sync tool's call needs a worker thread
+    "base64",  # request ids and DataContent.uri
     "logging",
     "sqlite3",
 ]

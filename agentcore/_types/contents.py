@@ -7,7 +7,6 @@ values: build new ones with :func:`attrs.evolve` instead of mutating.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -116,11 +115,15 @@ class DataContent:
     @property
     def uri(self) -> str:
         """The data as a ``data:`` URI (base64)."""
+        import base64  # here, not at the top: ``import agentcore`` does not load it
+
         return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
     @property
     def base64(self) -> str:
         """The data, base64-encoded."""
+        import base64
+
         return base64.b64encode(self.data).decode("ascii")
 
 
@@ -208,6 +211,8 @@ class FunctionResultContent:
 
 
 def _new_request_id() -> str:
+    import base64
+
     return "apr_" + base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode("ascii")
 
 
