@@ -20,6 +20,7 @@ from benchmarks.scenarios import (
     plain_run,
     stream_run,
     tool_rounds,
+    workflows_import_time,
 )
 from benchmarks.workflows import fan10k_run, fan100_run, seq3_run
 from benchmarks.workflows_maf import compare as maf_compare
@@ -88,6 +89,7 @@ def _kernel_table(quick: bool) -> None:
         chat_stream_run(iterations, repeats),
         concurrent_runs(runs, repeats),
         import_time(3 if quick else 7),
+        workflows_import_time(3 if quick else 7),
         seq3_run(iterations, repeats),
         fan100_run(iterations // 20, repeats),
         fan10k_run(),
@@ -113,7 +115,11 @@ def _kernel_table(quick: bool) -> None:
 
 def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
     iterations, repeats = (200, 1) if quick else (5000, 7)
-    results = [seq3_run(iterations, repeats), fan100_run(iterations // 20, repeats)]
+    results = [
+        seq3_run(iterations, repeats),
+        fan100_run(iterations // 20, repeats),
+        workflows_import_time(3 if quick else 7),
+    ]
     if not quick:
         results.append(fan10k_run())
     for r in results:
