@@ -9,6 +9,7 @@ conversation the next agent should see. It holds no run data.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
@@ -31,6 +32,7 @@ from agentcore.serialization import from_json, structure, to_json, unstructure
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._ids import NO_DEPS, calling_agent
 from agentcore.workflows.errors import WorkflowTypeError
 
 __all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]
@@ -112,6 +114,8 @@ class AgentExecutor:
         self._id = ident
         self._agent = agent
         self._context = context
+        self._runner: Any = agent  # its run() may take deps= beside the protocol's arguments
+        self._takes_deps = _takes_deps(agent)
 
     @property
     def id(self) -> str:
@@ -152,8 +156,10 @@ class AgentExecutor:
                     await live(event)
             return
         inputs = self._inputs(message)
-        session = self._agent.create_session()
-        response = await self._agent.run(list(inputs), session=session)
+        session = self._session(ctx)
+        with calling_agent(ctx._id_source()):
+            running = self._runner.run(list(inputs), session=session, **self._deps(ctx))
+        response = await running
         await self._commit(inputs, response, ctx, session)
 
     async def handle_live(
@@ -165,13 +171,29 @@ class AgentExecutor:
         and each ``AgentResponseUpdate`` is yielded as it arrives, as an
         ``ExecutorEvent`` named :data:`AGENT_UPDATE`."""
         inputs = self._inputs(message)
-        session = self._agent.create_session()
-        stream = self._agent.run(list(inputs), session=session, stream=True)
+        session = self._session(ctx)
+        with calling_agent(ctx._id_source()):
+            stream = self._runner.run(list(inputs), session=session, stream=True, **self._deps(ctx))
         async with stream:
             async for update in stream:
                 yield ExecutorEvent(self._id, AGENT_UPDATE, update)
             response = await stream.get_final_response()
         await self._commit(inputs, response, ctx, session)
+
+    def _deps(self, ctx: AgentCtx) -> dict[str, Any]:
+        """``deps=`` for the agent's run: the workflow call's, when it gave some and the
+        agent's ``run`` takes them (agentcore's agents and workflow agents do)."""
+        if ctx._deps is NO_DEPS or not self._takes_deps:
+            return {}
+        return {"deps": ctx._deps}
+
+    def _session(self, ctx: AgentCtx) -> AgentSession:
+        """A new session of the agent for one invocation, named after it
+        (``"{run_id}/{node}/{superstep}.{ordinal}"``), so a run's checkpoints do not
+        depend on a random session id."""
+        session = self._agent.create_session()
+        session.session_id = f"{ctx.run_id}/{self._id}/{ctx.superstep}.{ctx.ordinal}"
+        return session
 
     @response_handler(
         request=FunctionApprovalRequestContent,
@@ -231,7 +253,9 @@ class AgentExecutor:
         session = from_json(context["session"], AgentSession)
         inputs = tuple(structure(context["inputs"], list[Message]))
         decisions = Message("user", [mine[i] for i in ids])
-        response = await self._agent.run([*inputs, decisions], session=session)
+        with calling_agent(ctx._id_source()):
+            running = self._runner.run([*inputs, decisions], session=session, **self._deps(ctx))
+        response = await running
         await self._commit(inputs, response, ctx, session)
 
     async def _commit(
@@ -249,6 +273,7 @@ class AgentExecutor:
         if pauses:
             # the agent's own pause becomes the workflow's: one request per question,
             # with what resuming needs (the session and the inputs) as request context
+            pauses = _renamed(pauses, session, ctx)
             context = {
                 "pause": pauses[0].id,
                 "ids": [p.id for p in pauses],
@@ -265,6 +290,37 @@ class AgentExecutor:
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
             turn = AgentTurn(self._id, response, (*inputs, *response.messages), len(inputs))
             await ctx.send(turn)
+
+
+Question = FunctionApprovalRequestContent | UserInputRequestContent
+
+
+def _takes_deps(agent: SupportsAgentRun) -> bool:
+    try:
+        parameters = inspect.signature(agent.run).parameters.values()
+    except (TypeError, ValueError):  # a run() whose signature cannot be read: pass none
+        return False
+    return any(p.name == "deps" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def _renamed(
+    pauses: tuple[Question, ...], session: AgentSession, ctx: AgentCtx
+) -> tuple[Question, ...]:
+    """The pause's requests under ids from the workflow run's id source instead of the
+    agent run's (which is random), in the requests and in the paused session alike, so
+    the workflow's checkpoints depend on its own ids only. An agent that keeps its
+    pause elsewhere than ``session.paused`` keeps its own ids (it checks the answers)."""
+    paused = session.paused
+    held = {} if paused is None else {r.id: r for r in paused.requests}
+    if paused is None or any(held.get(p.id) != p for p in pauses):
+        return pauses
+    ids = ctx._id_source()
+    renamed: dict[str, Question] = {
+        p.id: attrs.evolve(p, id=f"apr_{ids.token(16)}") for p in pauses
+    }
+    requests = [renamed.get(r.id, r) for r in paused.requests]
+    session.paused = attrs.evolve(paused, requests=requests)
+    return tuple(renamed[p.id] for p in pauses)
 
 
 def _read_answer(text: str) -> Answer:

@@ -8,7 +8,6 @@ Saves go to the run's store shielded from cancellation: a record is written whol
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,7 +40,6 @@ __all__ = [
     "checkpoint_of",
     "convergence_failure",
     "executor_failure",
-    "new_checkpoint_id",
     "save",
     "save_pending_write",
     "with_pending_writes",
@@ -61,10 +59,6 @@ class RunFailure(Exception):
         self.events = events
         self.error = error
         self.checkpoint = checkpoint
-
-
-def new_checkpoint_id(superstep: int) -> str:
-    return f"ck_{superstep:06d}_{os.urandom(3).hex()}"
 
 
 def checkpoint_of(
@@ -87,7 +81,7 @@ def checkpoint_of(
         frozen = attrs.evolve(frozen, finished=finished)
     return WorkflowCheckpoint(
         state.run_id,
-        new_checkpoint_id(state.superstep),
+        state.call.checkpoint_id(state.superstep),
         parent_id,
         state.superstep,
         status,

@@ -442,6 +442,7 @@ class Runner:
             request_id=None if entry is None else entry.request.id,
             request_context=None if entry is None else entry.context,
             live=self.live,
+            call=self.state.call,
         )
 
     # -- the barrier ---------------------------------------------------------------------

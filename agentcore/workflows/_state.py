@@ -14,6 +14,7 @@ import attrs
 
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
+from agentcore.workflows._ids import RANDOM_IDS, RunCall
 from agentcore.workflows._requests import PendingRequest
 
 __all__ = ["Buffered", "Envelope", "Finished", "FrozenState", "PendingEntry", "RunState"]
@@ -90,7 +91,9 @@ class Finished:
     state_set: bool
     shared: Mapping[str, Any]
     deleted: tuple[str, ...]
-    events: tuple[tuple[str, Any], ...]
+    events: tuple[tuple[str, str, Any], ...]
+    """What it emitted: (executor id, name, data); a sub-workflow node's events carry
+    the child executor's id under the node's (``"review/analyst"``)."""
     usage: Usage | None = None
 
 
@@ -124,6 +127,7 @@ class RunState:
     __slots__ = (
         "answered",
         "buffers",
+        "call",
         "finished",
         "inbox",
         "pending",
@@ -158,6 +162,8 @@ class RunState:
         self.answered: list[str] = answered if answered is not None else []
         self.finished: dict[int, Finished] = finished if finished is not None else {}
         self.usage = usage
+        self.call = RunCall(RANDOM_IDS)
+        """The ``run()`` call driving the run: its ids and deps (never saved)."""
 
     def freeze(self) -> FrozenState:
         return FrozenState(

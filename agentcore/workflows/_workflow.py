@@ -17,7 +17,6 @@ Anything else raises ``TypeError`` before work starts.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
@@ -31,6 +30,7 @@ from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint
 from agentcore.workflows._drive import drive, final_of, stream_source
 from agentcore.workflows._durability import with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
+from agentcore.workflows._ids import NO_DEPS, IdSource, RunCall, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import Runner
@@ -132,6 +132,8 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
+        deps: Any = ...,
     ) -> Awaitable[WorkflowRunResult[OutT]]: ...
     @overload
     def run(
@@ -148,6 +150,8 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
+        deps: Any = ...,
     ) -> ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]: ...
     def run(
         self,
@@ -163,6 +167,8 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
+        deps: Any = NO_DEPS,
     ) -> (
         Awaitable[WorkflowRunResult[OutT]] | ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]
     ):
@@ -173,6 +179,15 @@ class Workflow(Generic[InT, OutT]):
         ``ExecutorFailedError``, ``WorkflowConvergenceError``, ``WorkflowStalledError``;
         refuses bad arguments (``TypeError``, ``UnknownRequestError``,
         ``RunStateError``) at once, before anything runs.
+
+        ``ids``: where the run id and checkpoint ids come from (random by default);
+        a deterministic source such as ``SeededIds(seed)`` makes every id of the call
+        (child runs', agent sessions' and agent approvals' included) depend only on
+        the seed, so equal inputs give byte-equal checkpoints but for ``created_at``.
+
+        ``deps`` reaches every handler as ``ctx.deps`` (and the agents, sub-workflows
+        and workflow agents of the run) in this call only: never saved, so a run
+        resumed later has the ``deps`` of the call that resumes it.
         """
         setup = self._setup(
             message,
@@ -186,6 +201,8 @@ class Workflow(Generic[InT, OutT]):
             max_concurrency=max_concurrency,
             verbose_events=verbose_events,
             keep_events=keep_events,
+            ids=ids,
+            deps=deps,
         )
         holder: list[Runner] = []
         if stream:
@@ -206,6 +223,8 @@ class Workflow(Generic[InT, OutT]):
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
         verbose_events: bool = False,
+        ids: IdSource | None = None,
+        deps: Any = NO_DEPS,
     ) -> AbstractAsyncContextManager[ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]]:
         """``async with workflow.open_run(msg) as stream:`` the same stream as
         ``run(stream=True)`` (same arguments), but the run is a task of the context
@@ -229,6 +248,8 @@ class Workflow(Generic[InT, OutT]):
                 max_concurrency=max_concurrency,
                 verbose_events=verbose_events,
                 keep_events=True,
+                ids=ids,
+                deps=deps,
             )
         )
 
@@ -246,8 +267,11 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None,
         verbose_events: bool,
         keep_events: bool,
+        ids: IdSource | None,
+        deps: Any,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
+        call = RunCall(check_source(ids), deps)
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
             return self._prepare(
@@ -262,6 +286,7 @@ class Workflow(Generic[InT, OutT]):
                 keep_events=keep_events or stream,
                 streaming=stream,
                 store=store,
+                call=call,
             )
 
         if isinstance(checkpoint, str) or (
@@ -423,6 +448,7 @@ class Workflow(Generic[InT, OutT]):
         keep_events: bool,
         streaming: bool,
         store: CheckpointStore | None,
+        call: RunCall,
     ) -> Runner:
         graph = self._graph
         prelude: list[WorkflowEvent] = []
@@ -434,7 +460,8 @@ class Workflow(Generic[InT, OutT]):
                 )
             if message is None:
                 raise TypeError("run() needs a message to start a run, or a checkpoint to resume")
-            state = RunState(run_id or f"wfr_{os.urandom(16).hex()}")
+            state = RunState(run_id or call.run_id())
+            state.call = call
             parent = None
         else:
             if not isinstance(checkpoint, WorkflowCheckpoint):
@@ -451,6 +478,7 @@ class Workflow(Generic[InT, OutT]):
             if checkpoint.registry is not self._graph.registry:
                 self._check_compatible(_state_of(checkpoint))
             state = RunState.thaw(_state_of(checkpoint))
+            state.call = call
             parent = checkpoint.checkpoint_id
             if cancel_pending:
                 for entry in state.pending.values():
