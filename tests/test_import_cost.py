@@ -27,11 +27,15 @@ LOADED_ON_FIRST_USE = [
 
 
 def _loaded_after(source: str) -> list[str]:
+    """Which of the names ``source`` loads that the kernel's dependencies had not loaded
+    already (an older anyio, say, loads its thread module with ``import anyio``)."""
     script = (
         "import json, sys\n"
+        "import attrs, anyio, typing_extensions\n"
+        "before = set(sys.modules)\n"
         f"{source}\n"
         f"names = {LOADED_ON_FIRST_USE!r}\n"
-        "print(json.dumps([m for m in names if m in sys.modules]))\n"
+        "print(json.dumps([m for m in names if m in sys.modules and m not in before]))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=False
