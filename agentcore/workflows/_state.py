@@ -151,6 +151,7 @@ class RunState:
         answered: list[str] | None = None,
         finished: dict[int, Finished] | None = None,
         usage: Usage | None = None,
+        call: RunCall | None = None,
     ) -> None:
         self.run_id = run_id
         self.superstep = superstep
@@ -162,7 +163,7 @@ class RunState:
         self.answered: list[str] = answered if answered is not None else []
         self.finished: dict[int, Finished] = finished if finished is not None else {}
         self.usage = usage
-        self.call = RunCall(RANDOM_IDS)
+        self.call = RunCall(RANDOM_IDS) if call is None else call
         """The ``run()`` call driving the run: its ids and deps (never saved)."""
 
     def freeze(self) -> FrozenState:
@@ -180,7 +181,7 @@ class RunState:
         )
 
     @classmethod
-    def thaw(cls, frozen: FrozenState) -> RunState:
+    def thaw(cls, frozen: FrozenState, call: RunCall | None = None) -> RunState:
         return cls(
             frozen.run_id,
             superstep=frozen.superstep,
@@ -192,4 +193,5 @@ class RunState:
             answered=list(frozen.answered),
             finished=dict(frozen.finished),
             usage=frozen.usage,
+            call=call,
         )
