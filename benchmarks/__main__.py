@@ -20,6 +20,7 @@ from benchmarks.scenarios import (
     plain_run,
     stream_run,
     tool_rounds,
+    workflows_import_time,
 )
 from benchmarks.workflows import (
     agent_executor_run,
@@ -153,6 +154,7 @@ def _workflow_results(quick: bool) -> list[Result]:
         fan100_run(iterations // 20, repeats, backend="trio"),
         concurrent_seq3(100 if quick else 1000, repeats),
         chain_run(100, repeats),
+        workflows_import_time(3 if quick else 7),
     ]
     if not quick:
         results.append(chain_run(1000, repeats))
