@@ -37,6 +37,7 @@ import cattrs
 from cattrs.errors import StructureHandlerNotFoundError
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from agentcore._converter_hooks import converter_loaded
 from agentcore._types.contents import (
     CONTENT_TYPES,
     Content,
@@ -432,3 +433,8 @@ def from_json(text: str | bytes, cls: type[T]) -> T:
     except json.JSONDecodeError as exc:
         raise SerializationError(f"not valid JSON: {exc}") from None
     return from_dict(data, cls)
+
+
+# Last: the hooks of modules that did not import this one (agentcore.workflows, which
+# loads it on first use) are registered now, before anything can use the converter.
+converter_loaded(converter)

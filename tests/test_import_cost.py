@@ -52,3 +52,42 @@ def test_import_agentcore_loads_none_of_them() -> None:
 def test_an_observer_event_class_loads_on_first_use() -> None:
     source = "from agentcore.observers import RunStarted, ToolCallEnded\nassert RunStarted"
     assert _loaded_after(source) == ["agentcore.observers._events"]
+
+
+def _run(script: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_import_workflows_leaves_the_converter_unloaded() -> None:
+    # cattrs and the converter are a third of `import agentcore.workflows` (design §10:
+    # <= 15 ms over `import agentcore`); a run that writes no JSON never needs them.
+    script = (
+        "import sys\n"
+        "import agentcore.workflows\n"
+        "print([m for m in ('cattrs', 'agentcore.serialization') if m in sys.modules])\n"
+    )
+    assert _run(script) == "[]"
+
+
+# The workflows' converter hooks, registered before the converter exists, reach it when it
+# loads; and a module importing them after the converter exists registers them at once.
+_REQUEST_TO_JSON = (
+    "import json\n"
+    "from agentcore.workflows import RequestInfo\n"
+    "from agentcore.workflows._requests import PendingRequest\n"
+    "request = PendingRequest('req_1_0_0', 'judge', 'fair?', bool, 1, ())\n"
+    "from agentcore.serialization import to_json\n"
+    "print(json.loads(to_json(RequestInfo(request)))['data']['request']['response_type'])\n"
+)
+
+
+def test_workflow_hooks_reach_a_converter_loaded_after_them() -> None:
+    assert _run(_REQUEST_TO_JSON) == "builtins:bool"
+
+
+def test_workflow_hooks_reach_a_converter_loaded_before_them() -> None:
+    assert _run("import agentcore.serialization\n" + _REQUEST_TO_JSON) == "builtins:bool"

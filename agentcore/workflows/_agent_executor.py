@@ -28,7 +28,6 @@ from agentcore._types.contents import (
 from agentcore._types.messages import Message
 from agentcore._types.responses import AgentResponse
 from agentcore.protocols import SupportsAgentRun
-from agentcore.serialization import from_json, structure, to_json, unstructure
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
@@ -250,6 +249,8 @@ class AgentExecutor:
             return
         if kept:
             ctx.set_state(AgentPauses(others))
+        from agentcore.serialization import from_json, structure
+
         session = from_json(context["session"], AgentSession)
         inputs = tuple(structure(context["inputs"], list[Message]))
         decisions = Message("user", [mine[i] for i in ids])
@@ -274,6 +275,8 @@ class AgentExecutor:
             # the agent's own pause becomes the workflow's: one request per question,
             # with what resuming needs (the session and the inputs) as request context
             pauses = _renamed(pauses, session, ctx)
+            from agentcore.serialization import to_json, unstructure
+
             context = {
                 "pause": pauses[0].id,
                 "ids": [p.id for p in pauses],
@@ -325,6 +328,8 @@ def _renamed(
 
 def _read_answer(text: str) -> Answer:
     """An answer kept in :class:`AgentPauses`, read back by its content tag."""
+    from agentcore.serialization import structure
+
     data = json.loads(text)
     if data.get("type") == "function_approval_response":
         return structure(data, FunctionApprovalResponseContent)
@@ -332,4 +337,6 @@ def _read_answer(text: str) -> Answer:
 
 
 def _write_answer(answer: Answer) -> str:
+    from agentcore.serialization import unstructure
+
     return json.dumps(unstructure(answer))

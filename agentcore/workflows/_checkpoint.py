@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 import attrs
 
+from agentcore._converter_hooks import when_converter_loaded
 from agentcore._repr import fields_repr
-from agentcore.serialization import SCHEMA_VERSION, converter
 from agentcore.workflows._codec import TypeRegistry, decode_state, encode_state
 from agentcore.workflows._value import RunStatus, WorkflowCheckpoint
 from agentcore.workflows.errors import CheckpointError
+
+if TYPE_CHECKING:
+    import cattrs
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -64,6 +67,8 @@ class CheckpointRecord:
     @classmethod
     def of(cls, checkpoint: WorkflowCheckpoint) -> CheckpointRecord:
         """The record of ``checkpoint`` (its payload is ``to_json(checkpoint)``)."""
+        from agentcore.serialization import SCHEMA_VERSION
+
         return cls(
             checkpoint.run_id,
             checkpoint.checkpoint_id,
@@ -117,13 +122,20 @@ def _unstructure(checkpoint: WorkflowCheckpoint) -> dict[str, Any]:
     }
 
 
-converter.register_unstructure_hook(WorkflowCheckpoint, _unstructure)
+def _register_checkpoint_hook(converter: cattrs.Converter) -> None:
+    converter.register_unstructure_hook(WorkflowCheckpoint, _unstructure)
+
+
+# Registered when the converter loads: saving or writing a checkpoint loads it.
+when_converter_loaded(_register_checkpoint_hook)
 
 
 def read_checkpoint(
     registry: TypeRegistry, workflow: str, source: CheckpointRecord | str | Mapping[str, Any]
 ) -> WorkflowCheckpoint:
     """Read a stored checkpoint with ``registry``'s types (never importing anything)."""
+    from agentcore.serialization import SCHEMA_VERSION
+
     if isinstance(source, CheckpointRecord):
         source = source.payload
     parsed: Any = source

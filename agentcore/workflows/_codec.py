@@ -17,7 +17,6 @@ from typing import Any, Literal, cast, get_args, get_origin
 import attrs
 
 from agentcore._types.usage import Usage
-from agentcore.serialization import structure, unstructure
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
 from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
@@ -151,6 +150,8 @@ class TypeRegistry:
                     "data": self.encode(answer.data, None),
                 },
             }
+        from agentcore.serialization import unstructure
+
         return {"type": key, "value": unstructure(value)}
 
     # A sub-workflow's messages hold a child request (whose response type is a type, not
@@ -204,6 +205,8 @@ class TypeRegistry:
             return tuple(self.decode(item)[0] for item in items), tuple
         tp = self.lookup(key)
         cls = runtime_class(tp)
+        from agentcore.serialization import structure
+
         try:
             if cls is SubWorkflowRequest or cls is SubWorkflowResponse:
                 value = self._decode_special(cls, data["value"])

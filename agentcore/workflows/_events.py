@@ -8,14 +8,17 @@ be forged. ``match event:`` and ``if event.type == "output":`` both narrow.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeAlias, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, get_origin
 
 import attrs
 
+from agentcore._converter_hooks import when_converter_loaded
 from agentcore._repr import fields_repr
-from agentcore.serialization import converter, unstructure
 from agentcore.workflows._codec import type_key
 from agentcore.workflows._requests import PendingRequest
+
+if TYPE_CHECKING:
+    import cattrs
 
 __all__ = [
     "DeliveryRecord",
@@ -54,6 +57,8 @@ def _unstructure_request(request: PendingRequest[Any, Any]) -> dict[str, Any]:
     type, a type and not data, is written as its type key, as ``RequestInfoArguments``
     writes it (reading a request back needs the definition's registry:
     ``Workflow.restore``)."""
+    from agentcore.serialization import unstructure
+
     return {
         "id": request.id,
         "executor_id": request.executor_id,
@@ -67,7 +72,12 @@ def _unstructure_request(request: PendingRequest[Any, Any]) -> dict[str, Any]:
 
 # A RequestInfo event (and a SubWorkflowRequest message) holds a PendingRequest, whose
 # response_type the converter could not write otherwise.
-converter.register_unstructure_hook_func(_is_request, _unstructure_request)
+# It is registered when the converter loads (a run that writes no JSON never loads it).
+def _register_request_hook(converter: cattrs.Converter) -> None:
+    converter.register_unstructure_hook_func(_is_request, _unstructure_request)
+
+
+when_converter_loaded(_register_request_hook)
 
 EventSource: TypeAlias = Literal["framework", "executor"]
 """Where an event comes from (seed 002's ``WorkflowEventSource``)."""

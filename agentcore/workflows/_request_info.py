@@ -11,7 +11,6 @@ import attrs
 from agentcore._repr import fields_repr
 from agentcore._types.contents import FunctionCallContent, FunctionResultContent
 from agentcore.errors import RunStateError
-from agentcore.serialization import unstructure
 from agentcore.tools import FunctionTool
 
 __all__ = ["REQUEST_INFO_TOOL", "REQUEST_INFO_TOOL_NAME", "RequestInfoArguments"]
@@ -79,6 +78,8 @@ class RequestInfoArguments:
 
     def create_result(self, response: Any) -> FunctionResultContent:
         """The function result answering this request (``call_id`` is the request id)."""
+        from agentcore.serialization import unstructure
+
         return FunctionResultContent(self.request_id, unstructure(response))
 
 

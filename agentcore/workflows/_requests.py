@@ -7,7 +7,6 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from agentcore._repr import fields_repr
-from agentcore.serialization import structure, unstructure
 from agentcore.workflows._typeexpr import describe, matches, runtime_class
 
 __all__ = ["PendingRequest", "WorkflowResponse", "check_response_value"]
@@ -26,6 +25,8 @@ def check_response_value(value: object, response_type: Any, request_id: str) -> 
     elif not matches(value, response_type):
         problem = f"got {value!r}"
     else:
+        from agentcore.serialization import structure, unstructure
+
         try:
             structure(unstructure(value), response_type)
         except (ValueError, TypeError) as exc:

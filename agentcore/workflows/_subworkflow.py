@@ -17,7 +17,6 @@ from typing import Any, Literal, cast
 import attrs
 
 from agentcore._types.usage import Usage
-from agentcore.serialization import to_json
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._requests import PendingRequest
@@ -137,6 +136,8 @@ class SubWorkflowExecutor:
         for output in result.outputs:
             await ctx.send(output)
         if result.status == "paused":
+            from agentcore.serialization import to_json
+
             runs[child_run_id] = to_json(result.checkpoint)
             for request in result.requests:
                 if not self._caller:

@@ -20,7 +20,6 @@ from agentcore._types.contents import FunctionCallContent, FunctionResultContent
 from agentcore._types.messages import Message
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
-from agentcore.serialization import structure, to_json, unstructure
 from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn
@@ -63,6 +62,8 @@ def _schema(tp: Any) -> dict[str, Any] | None:
 
 
 def _arguments(request: PendingRequest[Any, Any]) -> RequestInfoArguments:
+    from agentcore.serialization import unstructure
+
     return RequestInfoArguments(
         request.id,
         request.executor_id,
@@ -240,6 +241,8 @@ class WorkflowAgent:
                 start, checkpoint=checkpoint, cancel_pending=paused, ids=ids, deps=deps
             )
         if session is not None and result.checkpoint is not None:
+            from agentcore.serialization import to_json
+
             session.state[_STATE_KEY] = to_json(result.checkpoint)
         out: list[Message] = []
         for value in result.outputs:
@@ -270,6 +273,8 @@ class WorkflowAgent:
                 f"no pending request has id {result.call_id!r}; pending: "
                 f"{', '.join(pending) or 'none'}"
             )
+        from agentcore.serialization import structure
+
         try:
             value = structure(result.result, request.response_type)
             return request.create_response(value)

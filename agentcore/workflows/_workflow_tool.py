@@ -19,7 +19,6 @@ from agentcore._sessions.session import AgentSession
 from agentcore._types.contents import FunctionCallContent
 from agentcore._types.messages import Message
 from agentcore.errors import RunStateError
-from agentcore.serialization import from_json, to_json
 from agentcore.tools import FunctionTool, ToolContext
 from agentcore.workflows._request_info import REQUEST_INFO_TOOL_NAME, RequestInfoArguments
 
@@ -59,6 +58,8 @@ def workflow_as_tool(
         task: Annotated[str, "What the workflow should do, in plain language."],
         context: ToolContext,
     ) -> str:
+        from agentcore.serialization import from_json, to_json
+
         key = _LOCALS_PREFIX + context.call_id
         saved = context.locals.get(key)
         response: AgentResponse[Any] | None = None
