@@ -62,13 +62,17 @@ def _run(script: str) -> str:
     return result.stdout.strip()
 
 
-def test_import_workflows_leaves_the_converter_unloaded() -> None:
+def test_import_workflows_leaves_the_converter_and_threads_unloaded() -> None:
     # cattrs and the converter are a third of `import agentcore.workflows` (design §10:
-    # <= 15 ms over `import agentcore`); a run that writes no JSON never needs them.
+    # <= 15 ms over `import agentcore`); a run that writes no JSON never needs them, nor
+    # anyio's threads (sync handlers, SQLite stores) nor dataclasses (a message check).
+    names = ("cattrs", "agentcore.serialization", "anyio.to_thread", "dataclasses")
     script = (
         "import sys\n"
+        "import attrs, anyio, typing_extensions, agentcore\n"
+        "before = set(sys.modules)\n"
         "import agentcore.workflows\n"
-        "print([m for m in ('cattrs', 'agentcore.serialization') if m in sys.modules])\n"
+        f"print([m for m in {names!r} if m in sys.modules and m not in before])\n"
     )
     assert _run(script) == "[]"
 

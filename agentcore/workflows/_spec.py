@@ -20,7 +20,6 @@ import typing
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast, get_args, get_origin
 
-import anyio.to_thread
 import attrs
 
 from agentcore._repr import fields_repr
@@ -331,6 +330,10 @@ def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Ca
         )
 
     async def in_thread(message: Any, ctx: Any) -> Any:
+        # anyio's thread machinery (anyio's core, sniffio, textwrap) loads with the first
+        # sync handler's call, not with ``import agentcore.workflows``
+        import anyio.to_thread
+
         return await anyio.to_thread.run_sync(fn, message)
 
     return in_thread

@@ -13,11 +13,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, get_args
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 import anyio
-import anyio.to_thread
 
 from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord, RunStatus
 
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["InMemoryCheckpointStore", "SqliteCheckpointStore"]
 
 _STATUSES: tuple[str, ...] = get_args(RunStatus)
+_T = TypeVar("_T")
 _KEEPS_WRITES = frozenset({"failed", "cancelled"})
 """Statuses whose save leaves the run's pending writes alone (a resume from the
 barrier before a failed or cancelled superstep still replays them)."""
@@ -211,6 +211,14 @@ WHERE run_id = ?1
 """
 
 
+async def _in_thread(func: Callable[..., _T], *args: Any) -> _T:
+    # anyio's thread machinery (its core, sniffio, textwrap) loads with a SQLite store's
+    # first call, not with ``import agentcore.workflows``
+    import anyio.to_thread
+
+    return await anyio.to_thread.run_sync(func, *args)
+
+
 class SqliteCheckpointStore:
     """The embedded default: a SQLite file, used from worker threads (the event loop
     never blocks), WAL journaling, one ``BEGIN IMMEDIATE`` transaction per save (with
@@ -293,7 +301,7 @@ class SqliteCheckpointStore:
 
     async def _shielded(self, func: Any, *args: Any) -> Any:
         with anyio.CancelScope(shield=True):
-            return await anyio.to_thread.run_sync(func, *args)
+            return await _in_thread(func, *args)
 
     async def save(self, record: CheckpointRecord) -> None:
         await self._shielded(self._save, record)
@@ -304,11 +312,11 @@ class SqliteCheckpointStore:
             where, args = "run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
         else:
             where, args = "run_id = ? AND checkpoint_id = ?", (run_id, checkpoint_id)
-        found = await anyio.to_thread.run_sync(self._select, where, args)
+        found = await _in_thread(self._select, where, args)
         return found[0] if found else None
 
     async def list_checkpoints(self, run_id: str) -> Sequence[CheckpointInfo]:
-        found = await anyio.to_thread.run_sync(self._select, "run_id = ? ORDER BY seq", (run_id,))
+        found = await _in_thread(self._select, "run_id = ? ORDER BY seq", (run_id,))
         return [_info(r) for r in found]
 
     async def delete(self, run_id: str) -> None:
@@ -342,7 +350,7 @@ class SqliteCheckpointStore:
         if status is not None:
             where += " AND status = ?"
             args.append(status)
-        found = await anyio.to_thread.run_sync(self._select, where + " ORDER BY seq", tuple(args))
+        found = await _in_thread(self._select, where + " ORDER BY seq", tuple(args))
         return [_info(r) for r in found]
 
     async def save_pending_write(
@@ -366,7 +374,7 @@ class SqliteCheckpointStore:
             )
             return [row[0] for row in rows]
 
-        return await anyio.to_thread.run_sync(load)
+        return await _in_thread(load)
 
     async def claim(self, run_id: str, owner: str, ttl: float) -> bool:
         """Take (or renew) the claim on ``run_id`` for ``ttl`` seconds; ``False`` when

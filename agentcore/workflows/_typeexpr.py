@@ -14,7 +14,6 @@ The engine asks three questions of them:
 from __future__ import annotations
 
 import collections.abc
-import dataclasses
 import types
 import typing
 from collections.abc import Sequence
@@ -182,7 +181,10 @@ def mutable_reason(tp: Any) -> str | None:
                 return f"{describe(member)} is mutable; use {instead}"
         if hasattr(cls, "__attrs_attrs__") and not _attrs_frozen(cls):
             return f"{describe(member)} is a mutable attrs class; declare it @attrs.frozen"
-        if dataclasses.is_dataclass(cls) and not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]  # set on every dataclass, not in the stubs
+        # every dataclass has __dataclass_params__ (read without importing dataclasses,
+        # which a program without dataclasses need not load)
+        params = getattr(cls, "__dataclass_params__", None)
+        if params is not None and not params.frozen:
             return f"{describe(member)} is a mutable dataclass; declare it frozen=True"
     return None
 
