@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
+    NO_NAMES,
     FunctionInvocationConfiguration,
     as_configuration,
     declared_only_names,
@@ -320,9 +321,11 @@ class LoopTurns:
     async def run_calls(self, calls: list[FunctionCallContent]) -> bool:
         """Pause for approval or run the calls; whether the loop calls the model again."""
         state = self.state
-        if self._pause_for_approval(calls):
+        config = state.config
+        may_ask = bool(state.always_ask) or config.approval_policy is not None
+        if may_ask and self._pause_for_approval(calls):
             return False
-        declared = declared_only_names(state.config)
+        declared = declared_only_names(config) if config.additional_tools else NO_NAMES
         declared_only = bool(declared) and any(c.name in declared for c in calls)
         if declared_only:
             # Calls to tools declared but not run here go back to the caller, pending.
@@ -338,12 +341,11 @@ class LoopTurns:
         return True
 
     def _pause_for_approval(self, calls: list[FunctionCallContent]) -> bool:
-        """Pause the loop when a call needs approval; whether it did."""
+        """Pause the loop when a call needs approval (some tool always asks, or an
+        approval policy is set); whether it did."""
         state = self.state
         policy = state.config.approval_policy
         always_ask = state.always_ask
-        if not always_ask and policy is None:
-            return False
         tools = state.function_tools
         waiting = [
             c
