@@ -253,15 +253,24 @@ class LoopTurns:
         self.iterations = 0
         self.error_batches = 0  # consecutive batches with a failed call
         self.final_call = False  # whether the model call under way is the last one
-        # What the last step has for a streaming caller (never filled otherwise).
-        self.updates: list[ChatResponseUpdate] = []
+        # What the last step has for a streaming caller (made on the first; a run
+        # that does not stream never has any).
+        self.updates: list[ChatResponseUpdate] | None = None
 
-    def take_updates(self) -> list[ChatResponseUpdate]:
+    def take_updates(self) -> Sequence[ChatResponseUpdate]:
         """The updates the last step left for the stream (none unless streaming)."""
         updates = self.updates
-        if updates:
-            self.updates = []
+        if updates is None:
+            return ()
+        self.updates = None
         return updates
+
+    def _emit(self, update: ChatResponseUpdate) -> None:
+        """Leave ``update`` for a streaming caller."""
+        if self.updates is None:
+            self.updates = [update]
+        else:
+            self.updates.append(update)
 
     async def resume(self, pending: PausedRun) -> bool:
         """Resume the paused batch the state holds; whether the loop goes on to call
@@ -270,7 +279,7 @@ class LoopTurns:
         resumed = await resume(state, pending)
         if resumed is None:
             if state.stream and state.paused is not None:
-                self.updates.append(
+                self._emit(
                     ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
                 )
             return False
@@ -365,7 +374,7 @@ class LoopTurns:
         state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
         attach_requests(state, approvals)
         if state.stream:
-            self.updates.append(ChatResponseUpdate(contents=tuple(approvals), role="assistant"))
+            self._emit(ChatResponseUpdate(contents=tuple(approvals), role="assistant"))
         return True
 
     def _finish_batch(
@@ -383,7 +392,6 @@ class LoopTurns:
         updates are left in ``updates``.
         """
         state = self.state
-        updates = self.updates
         stream = state.stream
         prompted = errored = terminated = False
         for outcome in outcomes:  # one pass: a batch is usually one to a few calls
@@ -396,7 +404,7 @@ class LoopTurns:
                 state, turn, calls, outcomes, resumed=resumed_from is not None
             )
             if stream:
-                updates.append(ChatResponseUpdate(contents=tuple(requests), role="assistant"))
+                self._emit(ChatResponseUpdate(contents=tuple(requests), role="assistant"))
             return True, errored
         tool_message = Message("tool", tuple([o.content for o in outcomes]))
         if resumed_from is None:
@@ -410,9 +418,7 @@ class LoopTurns:
         if stream:
             extra = _take_extra_usage(state)
             tail = (UsageContent(extra),) if extra is not None else ()
-            updates.append(
-                ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool")
-            )
+            self._emit(ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool"))
         direct = (
             _return_directly_answer(state, calls, outcomes)
             if state.return_directly or state.direct_tools
@@ -423,7 +429,7 @@ class LoopTurns:
             state.transcript.append(answer)
             state.produced.append(answer)
             if stream:
-                updates.append(ChatResponseUpdate(contents=answer.contents, role="assistant"))
+                self._emit(ChatResponseUpdate(contents=answer.contents, role="assistant"))
             return True, errored
         state.terminated = terminated
         return terminated, errored
