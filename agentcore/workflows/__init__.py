@@ -43,6 +43,7 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import RetryPolicy
+from agentcore.workflows._ids import SeededIds
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
@@ -67,7 +68,12 @@ from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import CheckpointStore, Executor, SupportsPendingWrites
+from agentcore.workflows.protocols import (
+    CheckpointStore,
+    Executor,
+    IdSource,
+    SupportsPendingWrites,
+)
 
 __all__ = [
     "AGENT_UPDATE",
@@ -97,6 +103,7 @@ __all__ = [
     "ExecutorReplayed",
     "ExecutorTimeoutError",
     "FunctionExecutor",
+    "IdSource",
     "InMemoryCheckpointStore",
     "IntermediateOutput",
     "PendingRequest",
@@ -110,6 +117,7 @@ __all__ = [
     "RunSnapshot",
     "RunStarted",
     "RunStatus",
+    "SeededIds",
     "SharedState",
     "SharedStateConflictError",
     "SqliteCheckpointStore",

@@ -30,6 +30,7 @@ from agentcore.serialization import from_json, structure, to_json, unstructure
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._ids import calling_agent
 from agentcore.workflows.errors import WorkflowTypeError
 
 __all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]
@@ -147,8 +148,10 @@ class AgentExecutor:
                     await live(event)
             return
         inputs = self._inputs(message)
-        session = self._agent.create_session()
-        response = await self._agent.run(list(inputs), session=session)
+        session = self._session(ctx)
+        with calling_agent(ctx._id_source()):
+            running = self._agent.run(list(inputs), session=session)
+        response = await running
         await self._commit(inputs, response, ctx, session)
 
     async def handle_live(
@@ -160,13 +163,22 @@ class AgentExecutor:
         and each ``AgentResponseUpdate`` is yielded as it arrives, as an
         ``ExecutorEvent`` named :data:`AGENT_UPDATE`."""
         inputs = self._inputs(message)
-        session = self._agent.create_session()
-        stream = self._agent.run(list(inputs), session=session, stream=True)
+        session = self._session(ctx)
+        with calling_agent(ctx._id_source()):
+            stream = self._agent.run(list(inputs), session=session, stream=True)
         async with stream:
             async for update in stream:
                 yield ExecutorEvent(self._id, AGENT_UPDATE, update)
             response = await stream.get_final_response()
         await self._commit(inputs, response, ctx, session)
+
+    def _session(self, ctx: AgentCtx) -> AgentSession:
+        """A new session of the agent for one invocation, named after it
+        (``"{run_id}/{node}/{superstep}.{ordinal}"``), so a run's checkpoints do not
+        depend on a random session id."""
+        session = self._agent.create_session()
+        session.session_id = f"{ctx.run_id}/{self._id}/{ctx.superstep}.{ctx.ordinal}"
+        return session
 
     @response_handler(
         request=FunctionApprovalRequestContent,
@@ -226,7 +238,9 @@ class AgentExecutor:
         session = from_json(context["session"], AgentSession)
         inputs = tuple(structure(context["inputs"], list[Message]))
         decisions = Message("user", [mine[i] for i in ids])
-        response = await self._agent.run([*inputs, decisions], session=session)
+        with calling_agent(ctx._id_source()):
+            running = self._agent.run([*inputs, decisions], session=session)
+        response = await running
         await self._commit(inputs, response, ctx, session)
 
     async def _commit(
@@ -244,6 +258,7 @@ class AgentExecutor:
         if pauses:
             # the agent's own pause becomes the workflow's: one request per question,
             # with what resuming needs (the session and the inputs) as request context
+            pauses = _renamed(pauses, session, ctx)
             context = {
                 "pause": pauses[0].id,
                 "ids": [p.id for p in pauses],
@@ -260,6 +275,29 @@ class AgentExecutor:
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
             turn = AgentTurn(self._id, response, (*inputs, *response.messages), len(inputs))
             await ctx.send(turn)
+
+
+Question = FunctionApprovalRequestContent | UserInputRequestContent
+
+
+def _renamed(
+    pauses: tuple[Question, ...], session: AgentSession, ctx: AgentCtx
+) -> tuple[Question, ...]:
+    """The pause's requests under ids from the workflow run's id source instead of the
+    agent run's (which is random), in the requests and in the paused session alike, so
+    the workflow's checkpoints depend on its own ids only. An agent that keeps its
+    pause elsewhere than ``session.paused`` keeps its own ids (it checks the answers)."""
+    paused = session.paused
+    held = {} if paused is None else {r.id: r for r in paused.requests}
+    if paused is None or any(held.get(p.id) != p for p in pauses):
+        return pauses
+    ids = ctx._id_source()
+    renamed: dict[str, Question] = {
+        p.id: attrs.evolve(p, id=f"apr_{ids.token(16)}") for p in pauses
+    }
+    requests = [renamed.get(r.id, r) for r in paused.requests]
+    session.paused = attrs.evolve(paused, requests=requests)
+    return tuple(renamed[p.id] for p in pauses)
 
 
 def _read_answer(text: str) -> Answer:

@@ -87,10 +87,20 @@ class TypeRegistry:
                 continue
             self._by_key[key] = tp
             self._keys[tp] = key
-            for alias in (aliases or {}).get(tp, ()):
-                self._by_key.setdefault(alias, tp)
             if isinstance(tp, type):
                 self._classes.setdefault(tp, key)
+        # aliases last: an old key must not hide (or be hidden by) another type's key
+        for tp, old_keys in (aliases or {}).items():
+            for alias in old_keys:
+                known = self._by_key.get(alias)
+                if known is not None and known != tp:
+                    problems.append(
+                        f"the alias {alias!r} of {tp!r} is already the checkpoint key of "
+                        f"{known!r}; a stored {alias!r} could not tell them apart: drop the "
+                        f"alias, or rename one with builder.register_type(cls, name=...)"
+                    )
+                else:
+                    self._by_key[alias] = tp
         if problems:
             raise WorkflowBuildError(problems)
 
@@ -240,12 +250,15 @@ def _key(data: Any) -> tuple[int, int, int]:
 
 def _encode_finished(registry: TypeRegistry, ordinal: int, done: Finished) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
-    for name, data in done.events:
+    for ident, name, data in done.events:
         try:
             json.dumps(data, allow_nan=False)
-            events.append({"name": name, "json": data})
+            event: dict[str, Any] = {"name": name, "json": data}
         except (TypeError, ValueError):
-            events.append({"name": name, "data": registry.encode(data, None)})
+            event = {"name": name, "data": registry.encode(data, None)}
+        if ident != done.executor_id:  # a sub-workflow node's child event: "node/child"
+            event["executor_id"] = ident
+        events.append(event)
     item: dict[str, Any] = {
         "ordinal": ordinal,
         "executor_id": done.executor_id,
@@ -279,13 +292,18 @@ def _decode_finished(registry: TypeRegistry, data: Mapping[str, Any]) -> tuple[i
         (entry.request, entry.context)
         for entry in (_decode_entry(registry, r) for r in data.get("requests", ()))
     )
+    executor_id = str(data["executor_id"])
     events = tuple(
-        (e["name"], e["json"] if "json" in e else registry.decode(e["data"])[0])
+        (
+            str(e.get("executor_id", executor_id)),
+            e["name"],
+            e["json"] if "json" in e else registry.decode(e["data"])[0],
+        )
         for e in data.get("events", ())
     )
     stored_state = data.get("state")
     done = Finished(
-        data["executor_id"],
+        executor_id,
         _key(data["key"]),
         tuple(sends),
         tuple(registry.decode(v)[0] for v in data.get("outputs", ())),

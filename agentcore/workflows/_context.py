@@ -19,6 +19,7 @@ from typing_extensions import Never, TypeVar
 
 from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._ids import RANDOM_IDS, IdSource, RunIds, SeededIds
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
@@ -136,6 +137,7 @@ class WorkflowContext(Generic[SendT, YieldT]):
     __slots__ = (
         "_events",
         "_handler",
+        "_ids",
         "_live",
         "_node",
         "_outputs",
@@ -171,8 +173,10 @@ class WorkflowContext(Generic[SendT, YieldT]):
         request_id: str | None = None,
         request_context: Any = None,
         live: Callable[[ExecutorEvent], Awaitable[None]] | None = None,
+        ids: RunIds | None = None,
     ) -> None:
         self._node = node
+        self._ids: RunIds | SeededIds | None = ids
         self._live = live
         self._handler = handler
         self.executor_id: str = node.id
@@ -259,6 +263,17 @@ class WorkflowContext(Generic[SendT, YieldT]):
         this superstep commits (agent executors count their agent's usage themselves)."""
         if usage is not None:
             self._usage = usage if self._usage is None else self._usage + usage
+
+    def _id_source(self) -> IdSource:
+        """Where the ids this invocation makes come from (child runs, agent sessions'
+        requests): derived from the run's id source, the same on every schedule."""
+        ids = self._ids
+        if isinstance(ids, SeededIds):
+            return ids
+        if ids is None:
+            ids = RunIds(RANDOM_IDS)
+        derived = self._ids = ids.for_invocation(self.run_id, self.superstep, self.ordinal)
+        return derived
 
     # -- requests ------------------------------------------------------------------------
 

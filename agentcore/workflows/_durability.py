@@ -8,7 +8,6 @@ Saves go to the run's store shielded from cancellation: a record is written whol
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from agentcore.workflows._events import (
     WorkflowEvent,
 )
 from agentcore.workflows._graph import Graph
+from agentcore.workflows._ids import RunIds
 from agentcore.workflows._replay import finished_of
 from agentcore.workflows._state import Finished, Key, RunState
 from agentcore.workflows.errors import (
@@ -41,7 +41,6 @@ __all__ = [
     "checkpoint_of",
     "convergence_failure",
     "executor_failure",
-    "new_checkpoint_id",
     "save",
     "save_pending_write",
     "with_pending_writes",
@@ -63,16 +62,13 @@ class RunFailure(Exception):
         self.checkpoint = checkpoint
 
 
-def new_checkpoint_id(superstep: int) -> str:
-    return f"ck_{superstep:06d}_{os.urandom(3).hex()}"
-
-
 def checkpoint_of(
     state: RunState,
     graph: Graph,
     parent_id: str | None,
     status: RunStatus,
     done: Sequence[WorkflowContext[Any, Any] | None] | None,
+    ids: RunIds,
 ) -> WorkflowCheckpoint:
     """``state`` as a checkpoint. ``done``: the contexts of the superstep under way
     (``None`` slots: not finished); a failed or cancelled checkpoint keeps the finished
@@ -87,7 +83,7 @@ def checkpoint_of(
         frozen = attrs.evolve(frozen, finished=finished)
     return WorkflowCheckpoint(
         state.run_id,
-        new_checkpoint_id(state.superstep),
+        ids.checkpoint_id(state.superstep),
         parent_id,
         state.superstep,
         status,

@@ -8,10 +8,12 @@ be forged. ``match event:`` and ``if event.type == "output":`` both narrow.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias, get_origin
 
 import attrs
 
+from agentcore.serialization import converter, unstructure
+from agentcore.workflows._codec import type_key
 from agentcore.workflows._requests import PendingRequest
 
 __all__ = [
@@ -40,6 +42,31 @@ __all__ = [
     "WorkflowOutput",
     "WorkflowWarning",
 ]
+
+
+def _is_request(tp: Any) -> bool:
+    return (get_origin(tp) or tp) is PendingRequest
+
+
+def _unstructure_request(request: PendingRequest[Any, Any]) -> dict[str, Any]:
+    """A request as JSON for the kernel's converter (``to_json(event)``): its response
+    type, a type and not data, is written as its type key, as ``RequestInfoArguments``
+    writes it (reading a request back needs the definition's registry:
+    ``Workflow.restore``)."""
+    return {
+        "id": request.id,
+        "executor_id": request.executor_id,
+        "data": unstructure(request.data),
+        "request_type": type_key(type(request.data)),
+        "response_type": type_key(request.response_type),
+        "superstep": request.superstep,
+        "path": list(request.path),
+    }
+
+
+# A RequestInfo event (and a SubWorkflowRequest message) holds a PendingRequest, whose
+# response_type the converter could not write otherwise.
+converter.register_unstructure_hook_func(_is_request, _unstructure_request)
 
 EventSource: TypeAlias = Literal["framework", "executor"]
 """Where an event comes from (seed 002's ``WorkflowEventSource``)."""

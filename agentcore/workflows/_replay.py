@@ -27,7 +27,7 @@ def finished_of(ctx: WorkflowContext[Any, Any], key: Key) -> Finished:
         ctx._state_set,
         {k: v for k, v in writes.items() if v is not _DELETED},
         tuple(k for k, v in writes.items() if v is _DELETED),
-        tuple((e.name, e.data) for e in ctx._events),
+        tuple((e.executor_id, e.name, e.data) for e in ctx._events),
         ctx._usage,
     )
 
@@ -67,7 +67,7 @@ def replayed_context(
     if done.requests:
         ctx._requests = list(done.requests)
     if done.events:
-        ctx._events = [ExecutorEvent(node.id, name, data) for name, data in done.events]
+        ctx._events = [ExecutorEvent(ident, name, data) for ident, name, data in done.events]
     ctx._usage = done.usage
     if done.shared or done.deleted:
         writes = ctx.shared._writes

@@ -52,6 +52,7 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import Graph, Node
+from agentcore.workflows._ids import RANDOM_IDS, RunIds
 from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._spec import HandlerSpec
@@ -83,6 +84,7 @@ class Runner:
         "_steps",
         "events",
         "graph",
+        "ids",
         "intermediate",
         "keep_events",
         "live",
@@ -110,8 +112,10 @@ class Runner:
         observers: Sequence[object],
         parent_id: str | None,
         store: CheckpointStore | None = None,
+        ids: RunIds | None = None,
     ) -> None:
         self.graph = graph
+        self.ids = RunIds(RANDOM_IDS) if ids is None else ids
         self.store = store
         self.state = state
         self.max_supersteps = max_supersteps
@@ -252,7 +256,9 @@ class Runner:
     def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
         """The run's checkpoint now (a failed or cancelled one keeps what finished of the
         current superstep as pending writes); the next one is its child."""
-        checkpoint = checkpoint_of(self.state, self.graph, self.parent_id, status, self._done)
+        checkpoint = checkpoint_of(
+            self.state, self.graph, self.parent_id, status, self._done, self.ids
+        )
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
 
@@ -433,6 +439,7 @@ class Runner:
             request_id=None if entry is None else entry.request.id,
             request_context=None if entry is None else entry.context,
             live=self.live,
+            ids=self.ids,
         )
 
     # -- the barrier ---------------------------------------------------------------------

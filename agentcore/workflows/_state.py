@@ -83,7 +83,9 @@ class Finished:
     state_set: bool
     shared: Mapping[str, Any]
     deleted: tuple[str, ...]
-    events: tuple[tuple[str, Any], ...]
+    events: tuple[tuple[str, str, Any], ...]
+    """What it emitted: (executor id, name, data); a sub-workflow node's events carry
+    the child executor's id under the node's (``"review/analyst"``)."""
     usage: Usage | None = None
 
 

@@ -89,7 +89,7 @@ class SubWorkflowExecutor:
             await self._resume(runs, answer.child_run_id, answer.request_id, answer.data, ctx)
             return
         child_run_id = f"{ctx.run_id}/{self._id}/{ctx.superstep}.{ctx.ordinal}"
-        result = await child.run(message, run_id=child_run_id)
+        result = await child.run(message, run_id=child_run_id, ids=ctx._id_source())
         ctx.add_usage(result.usage)
         await self._forward(runs, child_run_id, result, ctx)
 
@@ -116,7 +116,11 @@ class SubWorkflowExecutor:
         if checkpoint is None or request is None:
             raise UnknownRequestError(request_id, list(pending))
         before = None if checkpoint.state is None else checkpoint.state.usage
-        result = await child.run(responses=[request.create_response(value)], checkpoint=checkpoint)
+        result = await child.run(
+            responses=[request.create_response(value)],
+            checkpoint=checkpoint,
+            ids=ctx._id_source(),
+        )
         ctx.add_usage(_spent_since(before, result.usage))
         await self._forward(runs, child_run_id, result, ctx)
 

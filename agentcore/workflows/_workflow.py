@@ -17,7 +17,6 @@ Anything else raises ``TypeError`` before work starts.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
@@ -31,6 +30,7 @@ from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint
 from agentcore.workflows._drive import drive, final_of, stream_source
 from agentcore.workflows._durability import with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
+from agentcore.workflows._ids import IdSource, RunIds, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import Runner
@@ -132,6 +132,7 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
     ) -> Awaitable[WorkflowRunResult[OutT]]: ...
     @overload
     def run(
@@ -148,6 +149,7 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
     ) -> ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]: ...
     def run(
         self,
@@ -163,6 +165,7 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
+        ids: IdSource | None = None,
     ) -> (
         Awaitable[WorkflowRunResult[OutT]] | ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]
     ):
@@ -173,6 +176,11 @@ class Workflow(Generic[InT, OutT]):
         ``ExecutorFailedError``, ``WorkflowConvergenceError``, ``WorkflowStalledError``;
         refuses bad arguments (``TypeError``, ``UnknownRequestError``,
         ``RunStateError``) at once, before anything runs.
+
+        ``ids``: where the run id and checkpoint ids come from (random by default);
+        a deterministic source such as ``SeededIds(seed)`` makes every id of the call
+        (child runs', agent sessions' and agent approvals' included) depend only on
+        the seed, so equal inputs give byte-equal checkpoints but for ``created_at``.
         """
         setup = self._setup(
             message,
@@ -186,6 +194,7 @@ class Workflow(Generic[InT, OutT]):
             max_concurrency=max_concurrency,
             verbose_events=verbose_events,
             keep_events=keep_events,
+            ids=ids,
         )
         holder: list[Runner] = []
         if stream:
@@ -206,6 +215,7 @@ class Workflow(Generic[InT, OutT]):
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
         verbose_events: bool = False,
+        ids: IdSource | None = None,
     ) -> AbstractAsyncContextManager[ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]]:
         """``async with workflow.open_run(msg) as stream:`` the same stream as
         ``run(stream=True)`` (same arguments), but the run is a task of the context
@@ -229,6 +239,7 @@ class Workflow(Generic[InT, OutT]):
                 max_concurrency=max_concurrency,
                 verbose_events=verbose_events,
                 keep_events=True,
+                ids=ids,
             )
         )
 
@@ -246,8 +257,10 @@ class Workflow(Generic[InT, OutT]):
         max_concurrency: int | None,
         verbose_events: bool,
         keep_events: bool,
+        ids: IdSource | None,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
+        run_ids = RunIds(check_source(ids))
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
             return self._prepare(
@@ -262,6 +275,7 @@ class Workflow(Generic[InT, OutT]):
                 keep_events=keep_events or stream,
                 streaming=stream,
                 store=store,
+                ids=run_ids,
             )
 
         if isinstance(checkpoint, str) or (
@@ -423,6 +437,7 @@ class Workflow(Generic[InT, OutT]):
         keep_events: bool,
         streaming: bool,
         store: CheckpointStore | None,
+        ids: RunIds,
     ) -> Runner:
         graph = self._graph
         prelude: list[WorkflowEvent] = []
@@ -434,7 +449,7 @@ class Workflow(Generic[InT, OutT]):
                 )
             if message is None:
                 raise TypeError("run() needs a message to start a run, or a checkpoint to resume")
-            state = RunState(run_id or f"wfr_{os.urandom(16).hex()}")
+            state = RunState(run_id or ids.run_id())
             parent = None
         else:
             if not isinstance(checkpoint, WorkflowCheckpoint):
@@ -501,6 +516,7 @@ class Workflow(Generic[InT, OutT]):
             observers=self._observers,
             parent_id=parent,
             store=store,
+            ids=ids,
         )
         runner.start(parent, prelude)
         return runner

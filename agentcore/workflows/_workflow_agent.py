@@ -25,6 +25,7 @@ from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn
 from agentcore.workflows._codec import type_key
+from agentcore.workflows._ids import IdSource, caller_ids
 from agentcore.workflows._request_info import (
     REQUEST_INFO_TOOL,
     REQUEST_INFO_TOOL_NAME,
@@ -195,12 +196,16 @@ class WorkflowAgent:
     ) -> Any:
         """Run one turn. Text or messages start (or continue) the session's run; function
         results for its ``request_info`` calls answer them."""
-        turn = self._turn(messages, session)
+        turn = self._turn(messages, session, caller_ids())
         if not stream:
             return turn
         return ResponseStream.from_awaitable(_as_stream(turn))
 
-    async def _turn(self, messages: object, session: AgentSession | None) -> AgentResponse[Any]:
+    async def _turn(
+        self, messages: object, session: AgentSession | None, ids: IdSource | None
+    ) -> AgentResponse[Any]:
+        """One turn; ``ids``: the calling workflow invocation's id source (the run's ids
+        then follow the caller's, as the rest of the caller's run), else random."""
         inputs = _inputs(messages)
         saved = None if session is None else session.state.get(_STATE_KEY)
         checkpoint = None if saved is None else self._workflow.restore(saved)
@@ -213,11 +218,11 @@ class WorkflowAgent:
             if checkpoint is None:
                 raise RunStateError("function results were given, but no workflow run is paused")
             responses = [self._response(checkpoint, r) for r in results]
-            result = await runner.run(responses=responses, checkpoint=checkpoint)
+            result = await runner.run(responses=responses, checkpoint=checkpoint, ids=ids)
         else:
             start = self._start_value(tuple(said))
             paused = checkpoint is not None and checkpoint.status == "paused"
-            result = await runner.run(start, checkpoint=checkpoint, cancel_pending=paused)
+            result = await runner.run(start, checkpoint=checkpoint, cancel_pending=paused, ids=ids)
         if session is not None and result.checkpoint is not None:
             session.state[_STATE_KEY] = to_json(result.checkpoint)
         out: list[Message] = []

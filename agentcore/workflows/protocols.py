@@ -7,8 +7,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord
 from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._ids import IdSource
 
-__all__ = ["CheckpointStore", "Executor", "SupportsPendingWrites"]
+__all__ = ["CheckpointStore", "Executor", "IdSource", "SupportsPendingWrites"]
 
 
 @runtime_checkable

@@ -353,3 +353,31 @@ async def test_pending_requests_alone_never_raise_convergence() -> None:
         max_supersteps=2,
     )
     assert done.output == Decision("e-1", True)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_explicit_mode_resolves_string_forward_references(stream: bool) -> None:
+    """Seed 002's explicit mode: ``@response_handler(request="Later", response="Answer",
+    yields="Answer")`` and ``@handler(input="Later")``, with classes defined after the
+    executor, resolved against the handler's module; the run asks and answers with them."""
+    from tests.workflows._future_module import Answer, Asker, Later, first
+
+    workflow = WorkflowBuilder(first, name="w").add_edge(first, Asker()).build()
+    assert workflow.request_pairs == ((Later, Answer),)
+    assert workflow.output_types == (Answer,)
+    if stream:
+        running = workflow.run("otters", stream=True)
+        async for _ in running:
+            pass
+        paused = await running.get_final_response()
+    else:
+        paused = await workflow.run("otters")
+    [asked] = paused.requests
+    assert asked.data == Later("OTTERS")
+    assert asked.response_type is Answer
+    with pytest.raises(TypeError):
+        asked.create_response("hold hands")  # a str for an Answer
+    done = await workflow.run(
+        responses=[asked.create_response(Answer("hold hands"))], checkpoint=paused.checkpoint
+    )
+    assert done.output == Answer("OTTERS: hold hands")

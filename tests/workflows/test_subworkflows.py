@@ -351,3 +351,120 @@ async def test_child_events_are_prefixed_with_the_node_id() -> None:
         ]
         assert all(e.source == "executor" for e in emitted)
         assert result.output == "2/2 claims supported"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("through_json", [False, True])
+async def test_replayed_child_events_keep_the_node_prefix(stream: bool, through_json: bool) -> None:
+    """A sub-workflow node that finished before its superstep failed is replayed on
+    resume: its child's events come back as ``review/shout``, not as ``review``."""
+    from agentcore.workflows import WorkflowRunResult
+
+    down = [True]
+
+    @executor(id="shout")
+    async def shout(claim: Claim, ctx: WorkflowContext[Never, Verdict]) -> None:
+        await ctx.emit(claim.text.upper(), name="loud")
+        await ctx.yield_output(Verdict(claim.text, True))
+
+    @executor
+    async def doubter(claim: Claim, ctx: WorkflowContext[Verdict]) -> None:
+        if down[0]:
+            raise RuntimeError("the doubter is out")
+        await ctx.send(Verdict(claim.text, False))
+
+    child = WorkflowBuilder(shout, name="shouter").build()
+    parent = (
+        WorkflowBuilder(split_claims, name="parent")
+        .add(child, id="review")
+        .add_fan_out(split_claims, ["review", doubter])
+        .add_fan_in(["review", doubter], tally)
+        .build()
+    )
+    # one invocation at a time, in commit order: review finishes before doubter fails
+    with pytest.raises(ExecutorFailedError) as info:
+        await parent.run("a", max_concurrency=1)
+    failed = info.value.checkpoint
+    assert failed is not None
+    assert failed.state is not None
+    [(ordinal, done)] = failed.state.finished.items()
+    assert done.executor_id == "review"
+    if through_json:
+        failed = parent.restore(to_json(failed))
+    down[0] = False
+    result: WorkflowRunResult[str]
+    if stream:
+        running = parent.run(checkpoint=failed, stream=True)
+        seen = [e async for e in running]
+        result = await running.get_final_response()
+    else:
+        result = await parent.run(checkpoint=failed)
+        seen = list(result.events)
+    replayed = [e for e in seen if e.type == "executor_replayed"]
+    assert [(e.executor_id, e.ordinal) for e in replayed] == [("review", ordinal)]
+    emitted = [(e.executor_id, e.name, e.data) for e in seen if e.type == "executor_event"]
+    assert emitted == [("review/shout", "loud", "A")]
+    assert result.output == "1/2 claims supported"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_branch_wrapped_as_subworkflow_crosses_one_parent_barrier(stream: bool) -> None:
+    """Design 3.5 (P9): a two-step branch wrapped as a sub-workflow runs both steps
+    inside one parent invocation, so its second step runs while its slow sibling is
+    still in the parent's superstep (unwrapped, it would wait for the barrier: see
+    test_runs.py::test_a_fast_branch_waits_at_the_barrier)."""
+    import anyio
+
+    from agentcore.workflows import WorkflowRunResult
+
+    order: list[str] = []
+    second_step_ran = anyio.Event()
+
+    @executor
+    async def go(n: int, ctx: WorkflowContext[int]) -> None:
+        await ctx.send(n)
+
+    @executor(id="slow")
+    async def slow(n: int, ctx: WorkflowContext[Never, str]) -> None:
+        with anyio.fail_after(10):  # a hang guard: crossing the barrier would deadlock here
+            await second_step_ran.wait()
+        order.append("slow done")
+        await ctx.yield_output("slow")
+
+    @executor(id="fast")
+    async def fast(n: int) -> str:
+        order.append("fast done")
+        return "fast"
+
+    @executor(id="next")
+    async def after_fast(text: str, ctx: WorkflowContext[Never, str]) -> None:
+        order.append("after fast")
+        second_step_ran.set()
+        await ctx.yield_output(text)
+
+    branch = WorkflowBuilder(fast, name="branch").add_edge(fast, after_fast).build()
+
+    @executor(id="done")
+    async def done(text: str, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(text)
+
+    workflow = (
+        WorkflowBuilder(go, name="w", outputs_from=[slow, done])
+        .add(branch, id="branch")
+        .add_fan_out(go, [slow, "branch"])
+        .add_edge("branch", done)
+        .build()
+    )
+    result: WorkflowRunResult[str]
+    if stream:
+        running = workflow.run(1, stream=True)
+        seen = [e async for e in running]
+        result = await running.get_final_response()
+    else:
+        result = await workflow.run(1)
+        seen = list(result.events)
+    assert order == ["fast done", "after fast", "slow done"]
+    # go, then slow beside the whole branch, then the branch's output on to done
+    started = [e.superstep for e in seen if e.type == "superstep_started"]
+    assert started == [1, 2, 3]
+    assert result.outputs == ("slow", "fast")

@@ -187,3 +187,48 @@ async def test_request_info_tool_declares_the_calls_arguments_and_is_not_run_her
     FunctionInvocationConfiguration(additional_tools=[tool])  # accepted as caller-side
     with pytest.raises(RunStateError, match="answered by the caller"):
         tool(**parsed)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_workflow_agent_inside_a_run_takes_its_ids_from_that_run(stream: bool) -> None:
+    """Run as an agent executor of another workflow, a workflow agent's own run and
+    checkpoint ids derive from the outer run's id source: seeded, they repeat exactly;
+    by default, they are random."""
+    from agentcore.workflows import CheckpointRecord, InMemoryCheckpointStore, SeededIds
+
+    class Recording(InMemoryCheckpointStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.saved: list[tuple[str, str]] = []
+
+        async def save(self, record: CheckpointRecord) -> None:
+            self.saved.append((record.run_id, record.checkpoint_id))
+            await super().save(record)
+
+    @executor(id="echo")
+    async def echo(text: str, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(f"echo: {text}")
+
+    @executor(id="desk")
+    async def desk(text: str, ctx: WorkflowContext[str]) -> None:
+        await ctx.send(text)
+
+    async def inner_ids(ids: SeededIds | None) -> list[tuple[str, str]]:
+        store = Recording()
+        helper = WorkflowBuilder(echo, name="helper", checkpoints=store).build()
+        outer = WorkflowBuilder(desk, name="outer").add_edge(desk, helper.as_agent()).build()
+        if stream:
+            running = outer.run("hello", ids=ids, stream=True)
+            async for _ in running:
+                pass
+            result = await running.get_final_response()
+        else:
+            result = await outer.run("hello", ids=ids)
+        assert result.outputs[0].text == "echo: hello"
+        return store.saved
+
+    seeded = await inner_ids(SeededIds(7))
+    assert seeded
+    assert await inner_ids(SeededIds(7)) == seeded
+    assert await inner_ids(SeededIds(8)) != seeded
+    assert await inner_ids(None) != await inner_ids(None)

@@ -1,0 +1,117 @@
+"""Where a run's ids come from (design §11.1): ``run(..., ids=IdSource)``.
+
+The superstep loop draws the run id and the checkpoint ids from the run's id source,
+in loop order. Ids made inside invocations (child runs' checkpoints, agent sessions,
+agent approval requests, a workflow agent's run) never draw from it directly, since
+concurrent invocations would draw in completion order: they are derived from the
+run id and the invocation (superstep, ordinal), salted with one token the run draws
+the first time an invocation needs one. So a deterministic source (``SeededIds``)
+gives the same ids, checkpoints and events whatever the schedule or backend; the
+default source is random.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["IdSource", "RandomIds", "RunIds", "SeededIds", "caller_ids", "calling_agent"]
+
+
+@runtime_checkable
+class IdSource(Protocol):
+    """Fresh tokens for a run's ids. Give each ``run()`` call its own source (or one
+    that never repeats): two calls that draw the same tokens name their checkpoints
+    alike, and a store refuses the second."""
+
+    def token(self, nbytes: int) -> str:
+        """``nbytes`` bytes as ``2 * nbytes`` lowercase hex digits."""
+        ...
+
+
+class RandomIds:
+    """The default source: ``os.urandom``."""
+
+    __slots__ = ()
+
+    def token(self, nbytes: int) -> str:
+        return os.urandom(nbytes).hex()
+
+
+class SeededIds:
+    """A deterministic source: the same seed gives the same tokens, in the same order
+    (for tests, and for hosts that replay the loop, such as durable engines). Not
+    secret: never use its ids as credentials."""
+
+    __slots__ = ("_random",)
+
+    def __init__(self, seed: int | str) -> None:
+        import random  # seeding from a str hashes it with SHA-512: the same in every process
+
+        checked: object = seed
+        if not isinstance(checked, (int, str)) or isinstance(checked, bool):
+            raise TypeError(f"SeededIds takes an int or str seed, got {seed!r}")
+        self._random = random.Random(seed)
+
+    def token(self, nbytes: int) -> str:
+        return self._random.randbytes(nbytes).hex()
+
+
+RANDOM_IDS: IdSource = RandomIds()
+
+
+def check_source(ids: Any) -> IdSource:
+    """``ids`` as an id source (``RANDOM_IDS`` for ``None``); ``TypeError`` otherwise."""
+    if ids is None:
+        return RANDOM_IDS
+    if not callable(getattr(ids, "token", None)):
+        raise TypeError(
+            f"ids must be an IdSource (an object with token(nbytes) -> hex str, such as "
+            f"SeededIds(seed)), got {ids!r}"
+        )
+    source: IdSource = ids
+    return source
+
+
+class RunIds:
+    """The ids of one ``run()`` call, from its source."""
+
+    __slots__ = ("_salt", "source")
+
+    def __init__(self, source: IdSource) -> None:
+        self.source = source
+        self._salt: str | None = None
+
+    def run_id(self) -> str:
+        return f"wfr_{self.source.token(16)}"
+
+    def checkpoint_id(self, superstep: int) -> str:
+        return f"ck_{superstep:06d}_{self.source.token(3)}"
+
+    def for_invocation(self, run_id: str, superstep: int, ordinal: int) -> SeededIds:
+        """A source for the ids one invocation makes (see the module docs)."""
+        if self._salt is None:
+            self._salt = self.source.token(8)
+        return SeededIds(f"{self._salt}/{run_id}/{superstep}.{ordinal}")
+
+
+_caller_ids: ContextVar[IdSource | None] = ContextVar("agentcore_workflow_caller_ids", default=None)
+
+
+@contextmanager
+def calling_agent(ids: IdSource) -> Generator[None]:
+    """While an agent executor calls ``agent.run(...)``: a workflow agent called there
+    takes its ids from the invocation (:func:`caller_ids`), not at random."""
+    token = _caller_ids.set(ids)
+    try:
+        yield
+    finally:
+        _caller_ids.reset(token)
+
+
+def caller_ids() -> IdSource | None:
+    """The id source of the workflow invocation calling this agent, if any."""
+    return _caller_ids.get()
