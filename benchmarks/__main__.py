@@ -21,7 +21,14 @@ from benchmarks.scenarios import (
     stream_run,
     tool_rounds,
 )
-from benchmarks.workflows import fan10k_run, fan100_run, seq3_run
+from benchmarks.workflows import (
+    agent_executor_run,
+    checkpoint_codec,
+    fan10k_run,
+    fan100_run,
+    seq3_run,
+    seq3_sqlite_run,
+)
 from benchmarks.workflows_maf import compare as maf_compare
 from benchmarks.workflows_maf import maf_available
 from benchmarks.workflows_maf import report as maf_report
@@ -91,6 +98,7 @@ def _kernel_table(quick: bool) -> None:
         seq3_run(iterations, repeats),
         fan100_run(iterations // 20, repeats),
         fan10k_run(),
+        *_workflow_extra_rows(quick),
     ]
     width = max(len(r.name) for r in results)
     print(
@@ -116,6 +124,7 @@ def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
     results = [seq3_run(iterations, repeats), fan100_run(iterations // 20, repeats)]
     if not quick:
         results.append(fan10k_run())
+    results += _workflow_extra_rows(quick)
     for r in results:
         print(
             f"| {r.name} | {r.agentcore_us:.1f} µs | by hand {r.handwritten_us:.1f} µs | {r.note}"
@@ -130,6 +139,17 @@ def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
         return
     print()
     print(maf_report(maf_compare(quick=quick)))
+
+
+def _workflow_extra_rows(quick: bool) -> list[Result]:
+    """Checkpoint codec, a SQLite-backed run and an agent executor (each runner taking
+    turns with its twin, repeat by repeat)."""
+    iterations, repeats = (50, 1) if quick else (2000, 7)
+    return [
+        checkpoint_codec(iterations, repeats),
+        seq3_sqlite_run(max(iterations // 4, 10), repeats),
+        agent_executor_run(iterations, repeats),
+    ]
 
 
 def _guard_table(quick: bool) -> None:

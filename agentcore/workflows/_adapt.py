@@ -1,18 +1,15 @@
-"""Turning what the builder is given into executors: agents, sub-workflows, fan-in regions."""
+"""Turning what the builder is given into executors: agents and sub-workflows."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Literal, cast
 
 from agentcore.protocols import SupportsAgentRun
 from agentcore.workflows._agent_executor import AgentExecutor
-from agentcore.workflows._edges import Group
-from agentcore.workflows._graph import FanIn
 from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._workflow import Workflow
 
-__all__ = ["fan_in_regions", "is_agent", "sub_workflow"]
+__all__ = ["is_agent", "is_workflow", "sub_workflow"]
 
 
 def sub_workflow(
@@ -47,26 +44,3 @@ def is_agent(obj: object) -> bool:
         and not isinstance(obj, AgentExecutor)
         and isinstance(obj, SupportsAgentRun)
     )
-
-
-def fan_in_regions(groups: Sequence[Group]) -> tuple[FanIn, ...]:
-    """Each fan-in group with its region: the executors from which a source can be
-    reached without passing through the target (one reverse search per group)."""
-    before: dict[str, list[str]] = {}
-    for g in groups:
-        for t in g.targets:
-            before.setdefault(t, []).extend(g.sources)
-    out: list[FanIn] = []
-    for g in groups:
-        if g.kind != "fan_in":
-            continue
-        target = g.targets[0]
-        region = set(g.sources)
-        todo = list(g.sources)
-        while todo:
-            for s in before.get(todo.pop(), ()):
-                if s != target and s not in region:
-                    region.add(s)
-                    todo.append(s)
-        out.append(FanIn(g, target, frozenset(region), {s: i for i, s in enumerate(g.sources)}))
-    return tuple(out)

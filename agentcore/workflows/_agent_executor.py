@@ -9,6 +9,7 @@ conversation the next agent should see. It holds no run data.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
@@ -30,7 +31,7 @@ from agentcore.serialization import from_json, structure, to_json, unstructure
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import calling_agent
+from agentcore.workflows._ids import NO_DEPS, calling_agent
 from agentcore.workflows.errors import WorkflowTypeError
 
 __all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]
@@ -108,6 +109,8 @@ class AgentExecutor:
         self._id = ident
         self._agent = agent
         self._context = context
+        self._runner: Any = agent  # its run() may take deps= beside the protocol's arguments
+        self._takes_deps = _takes_deps(agent)
 
     @property
     def id(self) -> str:
@@ -150,7 +153,7 @@ class AgentExecutor:
         inputs = self._inputs(message)
         session = self._session(ctx)
         with calling_agent(ctx._id_source()):
-            running = self._agent.run(list(inputs), session=session)
+            running = self._runner.run(list(inputs), session=session, **self._deps(ctx))
         response = await running
         await self._commit(inputs, response, ctx, session)
 
@@ -165,12 +168,19 @@ class AgentExecutor:
         inputs = self._inputs(message)
         session = self._session(ctx)
         with calling_agent(ctx._id_source()):
-            stream = self._agent.run(list(inputs), session=session, stream=True)
+            stream = self._runner.run(list(inputs), session=session, stream=True, **self._deps(ctx))
         async with stream:
             async for update in stream:
                 yield ExecutorEvent(self._id, AGENT_UPDATE, update)
             response = await stream.get_final_response()
         await self._commit(inputs, response, ctx, session)
+
+    def _deps(self, ctx: AgentCtx) -> dict[str, Any]:
+        """``deps=`` for the agent's run: the workflow call's, when it gave some and the
+        agent's ``run`` takes them (agentcore's agents and workflow agents do)."""
+        if ctx._deps is NO_DEPS or not self._takes_deps:
+            return {}
+        return {"deps": ctx._deps}
 
     def _session(self, ctx: AgentCtx) -> AgentSession:
         """A new session of the agent for one invocation, named after it
@@ -239,7 +249,7 @@ class AgentExecutor:
         inputs = tuple(structure(context["inputs"], list[Message]))
         decisions = Message("user", [mine[i] for i in ids])
         with calling_agent(ctx._id_source()):
-            running = self._agent.run([*inputs, decisions], session=session)
+            running = self._runner.run([*inputs, decisions], session=session, **self._deps(ctx))
         response = await running
         await self._commit(inputs, response, ctx, session)
 
@@ -278,6 +288,14 @@ class AgentExecutor:
 
 
 Question = FunctionApprovalRequestContent | UserInputRequestContent
+
+
+def _takes_deps(agent: SupportsAgentRun) -> bool:
+    try:
+        parameters = inspect.signature(agent.run).parameters.values()
+    except (TypeError, ValueError):  # a run() whose signature cannot be read: pass none
+        return False
+    return any(p.name == "deps" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 def _renamed(

@@ -19,7 +19,7 @@ from typing_extensions import Never, TypeVar
 
 from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import RANDOM_IDS, IdSource, RunIds, SeededIds
+from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, RunCall, SeededIds
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
@@ -29,6 +29,7 @@ __all__ = ["SharedState", "WorkflowContext"]
 
 SendT = TypeVar("SendT", default=Never)
 YieldT = TypeVar("YieldT", default=Never)
+DepsT = TypeVar("DepsT", default=Any)
 ReqT = TypeVar("ReqT")
 RespT = TypeVar("RespT")
 StateT = TypeVar("StateT")
@@ -127,14 +128,16 @@ class SharedState:
 _DELETED: Any = type("_Deleted", (), {"__repr__": lambda self: "<deleted>"})()
 
 
-class WorkflowContext(Generic[SendT, YieldT]):
+class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     """What a handler may do. ``SendT`` is what it sends, ``YieldT`` what it yields
-    as workflow output; both default to ``Never`` (sends / yields nothing).
+    as workflow output; both default to ``Never`` (sends / yields nothing). ``DepsT``
+    types :attr:`deps` (``WorkflowContext[S, Y, Deps]``, as ``ToolContext[Deps]``).
 
     Nothing a handler stages is visible to other invocations before the barrier.
     """
 
     __slots__ = (
+        "_call",
         "_events",
         "_handler",
         "_ids",
@@ -173,10 +176,11 @@ class WorkflowContext(Generic[SendT, YieldT]):
         request_id: str | None = None,
         request_context: Any = None,
         live: Callable[[ExecutorEvent], Awaitable[None]] | None = None,
-        ids: RunIds | None = None,
+        call: RunCall | None = None,
     ) -> None:
         self._node = node
-        self._ids: RunIds | SeededIds | None = ids
+        self._call = call
+        self._ids: SeededIds | None = None
         self._live = live
         self._handler = handler
         self.executor_id: str = node.id
@@ -203,6 +207,26 @@ class WorkflowContext(Generic[SendT, YieldT]):
         self._requests: list[tuple[PendingRequest[Any, Any], Any]] | tuple[()] = ()
         self._events: list[ExecutorEvent] | tuple[()] = ()
         self._usage: Usage | None = None
+
+    @property
+    def _deps(self) -> Any:
+        """The call's deps, or ``NO_DEPS``."""
+        return NO_DEPS if self._call is None else self._call.deps
+
+    @property
+    def deps(self) -> DepsT:
+        """The dependencies the call that started (or resumed) the run gave with
+        ``run(..., deps=...)``: a database handle, an HTTP client, the current user.
+        Never saved in checkpoints: a resumed run has the ``deps`` of the call that
+        resumes it. ``LookupError`` when that call gave none."""
+        deps = self._deps
+        if deps is NO_DEPS:
+            raise LookupError(
+                f"{self.executor_id!r} asked for deps, but this run has none: pass them to the "
+                f"call that starts or resumes the run, workflow.run(..., deps=...)"
+            )
+        typed: DepsT = deps
+        return typed
 
     # -- messages and outputs ------------------------------------------------------------
 
@@ -268,12 +292,10 @@ class WorkflowContext(Generic[SendT, YieldT]):
         """Where the ids this invocation makes come from (child runs, agent sessions'
         requests): derived from the run's id source, the same on every schedule."""
         ids = self._ids
-        if isinstance(ids, SeededIds):
-            return ids
         if ids is None:
-            ids = RunIds(RANDOM_IDS)
-        derived = self._ids = ids.for_invocation(self.run_id, self.superstep, self.ordinal)
-        return derived
+            call = RunCall(RANDOM_IDS) if self._call is None else self._call
+            ids = self._ids = call.for_invocation(self.run_id, self.superstep, self.ordinal)
+        return ids
 
     # -- requests ------------------------------------------------------------------------
 

@@ -18,7 +18,15 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["IdSource", "RandomIds", "RunIds", "SeededIds", "caller_ids", "calling_agent"]
+__all__ = [
+    "NO_DEPS",
+    "IdSource",
+    "RandomIds",
+    "RunCall",
+    "SeededIds",
+    "caller_ids",
+    "calling_agent",
+]
 
 
 @runtime_checkable
@@ -76,13 +84,19 @@ def check_source(ids: Any) -> IdSource:
     return source
 
 
-class RunIds:
-    """The ids of one ``run()`` call, from its source."""
+NO_DEPS: Any = type("_NoDeps", (), {"__repr__": lambda self: "<no deps>"})()
+"""``run(deps=...)`` not given."""
 
-    __slots__ = ("_salt", "source")
 
-    def __init__(self, source: IdSource) -> None:
+class RunCall:
+    """What one ``run()`` call gives its run besides the messages: its id source (the
+    ids of the call come from here) and its ``deps`` (never saved)."""
+
+    __slots__ = ("_salt", "deps", "source")
+
+    def __init__(self, source: IdSource, deps: Any = NO_DEPS) -> None:
         self.source = source
+        self.deps = deps
         self._salt: str | None = None
 
     def run_id(self) -> str:

@@ -22,6 +22,7 @@ from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._durability import (
+    RunClaim,
     RunFailure,
     checkpoint_of,
     convergence_failure,
@@ -52,7 +53,6 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._graph import Graph, Node
-from agentcore.workflows._ids import RANDOM_IDS, RunIds
 from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._spec import HandlerSpec
@@ -82,9 +82,10 @@ class Runner:
         "_pending_writes",
         "_replayed",
         "_steps",
+        "claim",
+        "durable",
         "events",
         "graph",
-        "ids",
         "intermediate",
         "keep_events",
         "live",
@@ -112,10 +113,8 @@ class Runner:
         observers: Sequence[object],
         parent_id: str | None,
         store: CheckpointStore | None = None,
-        ids: RunIds | None = None,
     ) -> None:
         self.graph = graph
-        self.ids = RunIds(RANDOM_IDS) if ids is None else ids
         self.store = store
         self.state = state
         self.max_supersteps = max_supersteps
@@ -138,6 +137,8 @@ class Runner:
         the store and the checkpoint the superstep started from."""
         self.live: Callable[[ExecutorEvent], Awaitable[None]] | None = None
         """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
+        self.durable = True  # durability "sync": barrier checkpoints and pending writes
+        self.claim: RunClaim | None = None  # this call's claim on the run, if the store has them
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
             hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
         ]
@@ -212,7 +213,7 @@ class Runner:
         self._done = None
         if state.finished:
             state.finished = {}
-        if self.store is not None:
+        if self.store is not None and self.durable:
             await self.save(self.checkpoint("running"))
 
     async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
@@ -256,9 +257,7 @@ class Runner:
     def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
         """The run's checkpoint now (a failed or cancelled one keeps what finished of the
         current superstep as pending writes); the next one is its child."""
-        checkpoint = checkpoint_of(
-            self.state, self.graph, self.parent_id, status, self._done, self.ids
-        )
+        checkpoint = checkpoint_of(self.state, self.graph, self.parent_id, status, self._done)
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
 
@@ -276,7 +275,7 @@ class Runner:
             return
         store: object = self.store  # a CheckpointStore that may also keep pending writes
         parent = self.parent_id
-        if isinstance(store, SupportsPendingWrites) and parent is not None:
+        if self.durable and isinstance(store, SupportsPendingWrites) and parent is not None:
             # with several invocations, one may finish long before another: save each
             # as it finishes (a lone invocation's barrier checkpoint follows at once)
             self._pending_writes = (store, parent)
@@ -439,7 +438,7 @@ class Runner:
             request_id=None if entry is None else entry.request.id,
             request_context=None if entry is None else entry.context,
             live=self.live,
-            ids=self.ids,
+            call=self.state.call,
         )
 
     # -- the barrier ---------------------------------------------------------------------

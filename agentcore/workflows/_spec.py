@@ -34,6 +34,7 @@ from agentcore.workflows._decorators import (
     handler,
     response_handler,
 )
+from agentcore.workflows._reads import Body, Read, lookup, remember
 from agentcore.workflows._typeexpr import (
     compatible,
     describe,
@@ -328,86 +329,30 @@ def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Ca
     return in_thread
 
 
-class _Read:
-    """What one function body declares, read once, with the per-class answers about
-    its sends and yields that every handler read from it shares."""
-
-    __slots__ = (
-        "input_cache",
-        "inputs",
-        "is_async",
-        "send_cache",
-        "sends",
-        "takes_ctx",
-        "yield_cache",
-        "yields",
-    )
-
-    def __init__(
-        self,
-        inputs: tuple[Any, ...],
-        sends: tuple[Any, ...],
-        yields: tuple[Any, ...],
-        takes_ctx: bool,
-        is_async: bool,
-    ) -> None:
-        self.is_async = is_async
-        self.inputs = inputs
-        self.sends = sends
-        self.yields = yields
-        self.takes_ctx = takes_ctx
-        self.send_cache: dict[type[Any], Any] = {}
-        self.yield_cache: dict[type[Any], bool] = {}
-        self.input_cache: dict[type[Any], Any] = {}
-
-    def spec(self, name: str, call: Call, returns_send: bool) -> HandlerSpec:
-        return HandlerSpec(
-            name,
-            call,
-            self.inputs,
-            self.sends,
-            self.yields,
-            returns_send,
-            self.send_cache,
-            self.yield_cache,
-            self.input_cache,
-        )
-
-
-_READ_CACHE: dict[Any, _Read] = {}
-"""Types read from one function body: many executors made by one factory (a loop of
-``@executor`` over one ``def``) share a code object and annotations, so they are read
-once, and their handlers share one cache of per-class answers (10,000 such executors
-hold one cache, not 10,000). Keyed by code, globals and annotations; bounded."""
-
-
-def _read_key(fn: Callable[..., Any], explicit: Explicit | None) -> Any:
-    target = getattr(fn, "__func__", fn)
-    code = getattr(target, "__code__", None)
-    if code is None:
-        return None
-    try:
-        key = (
-            code,
-            id(getattr(target, "__globals__", None)),
-            tuple(getattr(target, "__annotations__", {}).items()),
-            explicit,
-            inspect.iscoroutinefunction(fn),
-        )
-        hash(key)
-    except TypeError:  # an unhashable annotation: read it every time
-        return None
-    return key
-
-
 def _handler_spec(
     fn: Callable[..., Any], owner: str, explicit: Explicit | None, *, returns_send: bool
 ) -> HandlerSpec:
     name = _name(fn)
-    cache_key = _read_key(fn, explicit)
-    cached = _READ_CACHE.get(cache_key) if cache_key is not None else None
-    if cached is not None:
-        return cached.spec(name, _message_call(fn, cached.takes_ctx, cached.is_async), returns_send)
+    found = lookup(fn, explicit)
+    read = found if isinstance(found, Read) else _read_handler(fn, owner, explicit, found)
+    return HandlerSpec(
+        name,
+        _message_call(fn, read.takes_ctx, read.is_async),
+        read.inputs,
+        read.sends,
+        read.yields,
+        returns_send,
+        read.send_cache,
+        read.yield_cache,
+        read.input_cache,
+    )
+
+
+def _read_handler(
+    fn: Callable[..., Any], owner: str, explicit: Explicit | None, body: Body | None
+) -> Read:
+    """Read a message handler's types (once per function body, see ``_reads``)."""
+    name = _name(fn)
     inputs, sends, yields = _read_callable(fn, owner, explicit, arity=1)
     if explicit is not None:
         if explicit.input is MISSING or explicit.input is None:
@@ -429,12 +374,10 @@ def _handler_spec(
         )
         >= 2
     )
-    read = _Read(inputs, sends, yields, takes_ctx, inspect.iscoroutinefunction(fn))
-    if cache_key is not None:
-        if len(_READ_CACHE) > 4096:
-            _READ_CACHE.clear()
-        _READ_CACHE[cache_key] = read
-    return read.spec(name, _message_call(fn, takes_ctx, read.is_async), returns_send)
+    is_async = body.is_async if body is not None else inspect.iscoroutinefunction(fn)
+    read = Read(body, inputs, sends, yields, takes_ctx, is_async)
+    remember(read)
+    return read
 
 
 def _response_spec(fn: Callable[..., Any], owner: str, explicit: Explicit) -> ResponseSpec:

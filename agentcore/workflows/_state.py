@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from agentcore._types.usage import Usage
+from agentcore.workflows._ids import RANDOM_IDS, RunCall
 from agentcore.workflows._requests import PendingRequest
 
 __all__ = ["Buffered", "Envelope", "Finished", "FrozenState", "PendingEntry", "RunState"]
@@ -117,6 +118,7 @@ class RunState:
     __slots__ = (
         "answered",
         "buffers",
+        "call",
         "finished",
         "inbox",
         "pending",
@@ -140,6 +142,7 @@ class RunState:
         answered: list[str] | None = None,
         finished: dict[int, Finished] | None = None,
         usage: Usage | None = None,
+        call: RunCall | None = None,
     ) -> None:
         self.run_id = run_id
         self.superstep = superstep
@@ -151,6 +154,8 @@ class RunState:
         self.answered: list[str] = answered if answered is not None else []
         self.finished: dict[int, Finished] = finished if finished is not None else {}
         self.usage = usage
+        self.call = RunCall(RANDOM_IDS) if call is None else call
+        """The ``run()`` call driving the run: its ids and deps (never saved)."""
 
     def freeze(self) -> FrozenState:
         return FrozenState(
@@ -167,7 +172,7 @@ class RunState:
         )
 
     @classmethod
-    def thaw(cls, frozen: FrozenState) -> RunState:
+    def thaw(cls, frozen: FrozenState, call: RunCall | None = None) -> RunState:
         return cls(
             frozen.run_id,
             superstep=frozen.superstep,
@@ -179,4 +184,5 @@ class RunState:
             answered=list(frozen.answered),
             finished=dict(frozen.finished),
             usage=frozen.usage,
+            call=call,
         )

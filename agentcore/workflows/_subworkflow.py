@@ -89,7 +89,7 @@ class SubWorkflowExecutor:
             await self._resume(runs, answer.child_run_id, answer.request_id, answer.data, ctx)
             return
         child_run_id = f"{ctx.run_id}/{self._id}/{ctx.superstep}.{ctx.ordinal}"
-        result = await child.run(message, run_id=child_run_id, ids=ctx._id_source())
+        result = await child.run(message, run_id=child_run_id, ids=ctx._id_source(), deps=ctx._deps)
         ctx.add_usage(result.usage)
         await self._forward(runs, child_run_id, result, ctx)
 
@@ -120,6 +120,7 @@ class SubWorkflowExecutor:
             responses=[request.create_response(value)],
             checkpoint=checkpoint,
             ids=ctx._id_source(),
+            deps=ctx._deps,
         )
         ctx.add_usage(_spent_since(before, result.usage))
         await self._forward(runs, child_run_id, result, ctx)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
@@ -26,18 +27,23 @@ from typing_extensions import TypeVar
 
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
-from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
-from agentcore.workflows._drive import drive, final_of, stream_source
-from agentcore.workflows._durability import with_pending_writes
+from agentcore.workflows._checkpoint import (
+    CheckpointRecord,
+    Durability,
+    WorkflowCheckpoint,
+    read_checkpoint,
+)
+from agentcore.workflows._drive import claimed, drive, final_of, stream_source
+from agentcore.workflows._durability import check_durability, with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
-from agentcore.workflows._ids import IdSource, RunIds, check_source
+from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, RunCall, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._runner import Runner
 from agentcore.workflows._state import Envelope, FrozenState, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownRequestError
-from agentcore.workflows.protocols import CheckpointStore
+from agentcore.workflows.protocols import CheckpointStore, SupportsRunClaims
 
 if TYPE_CHECKING:
     from agentcore._types.messages import Message
@@ -130,9 +136,11 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = ...,
     ) -> Awaitable[WorkflowRunResult[OutT]]: ...
     @overload
     def run(
@@ -147,9 +155,11 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = ...,
     ) -> ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]: ...
     def run(
         self,
@@ -163,9 +173,11 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
+        deps: Any = NO_DEPS,
     ) -> (
         Awaitable[WorkflowRunResult[OutT]] | ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]
     ):
@@ -181,6 +193,10 @@ class Workflow(Generic[InT, OutT]):
         a deterministic source such as ``SeededIds(seed)`` makes every id of the call
         (child runs', agent sessions' and agent approvals' included) depend only on
         the seed, so equal inputs give byte-equal checkpoints but for ``created_at``.
+
+        ``deps`` reaches every handler as ``ctx.deps`` (and the agents, sub-workflows
+        and workflow agents of the run) in this call only: never saved, so a run
+        resumed later has the ``deps`` of the call that resumes it.
         """
         setup = self._setup(
             message,
@@ -192,9 +208,11 @@ class Workflow(Generic[InT, OutT]):
             cancel_pending=cancel_pending,
             max_supersteps=max_supersteps,
             max_concurrency=max_concurrency,
+            durability=durability,
             verbose_events=verbose_events,
             keep_events=keep_events,
             ids=ids,
+            deps=deps,
         )
         holder: list[Runner] = []
         if stream:
@@ -214,8 +232,10 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         ids: IdSource | None = None,
+        deps: Any = NO_DEPS,
     ) -> AbstractAsyncContextManager[ResponseStream[WorkflowEvent, WorkflowRunResult[OutT]]]:
         """``async with workflow.open_run(msg) as stream:`` the same stream as
         ``run(stream=True)`` (same arguments), but the run is a task of the context
@@ -237,9 +257,11 @@ class Workflow(Generic[InT, OutT]):
                 cancel_pending=cancel_pending,
                 max_supersteps=max_supersteps,
                 max_concurrency=max_concurrency,
+                durability=durability,
                 verbose_events=verbose_events,
                 keep_events=True,
                 ids=ids,
+                deps=deps,
             )
         )
 
@@ -255,15 +277,18 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool,
         max_supersteps: int | None,
         max_concurrency: int | None,
+        durability: Durability | None,
         verbose_events: bool,
         keep_events: bool,
         ids: IdSource | None,
+        deps: Any,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
-        run_ids = RunIds(check_source(ids))
+        mode = self._graph.durability if durability is None else check_durability(durability)
+        call = RunCall(RANDOM_IDS if ids is None else check_source(ids), deps)
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
-            return self._prepare(
+            runner = self._prepare(
                 message,
                 run_id=run_id,
                 responses=responses,
@@ -275,8 +300,10 @@ class Workflow(Generic[InT, OutT]):
                 keep_events=keep_events or stream,
                 streaming=stream,
                 store=store,
-                ids=run_ids,
+                call=call,
             )
+            runner.durable = mode == "sync"
+            return runner
 
         if isinstance(checkpoint, str) or (
             checkpoint is None and run_id is not None and store is not None
@@ -286,12 +313,16 @@ class Workflow(Generic[InT, OutT]):
                     "a checkpoint id names a stored checkpoint: pass run_id= and a store "
                     "(checkpoints= here or on the builder)"
                 )
-            setup: Runner | Awaitable[Runner] = self._load_and_prepare(
-                store, run_id, checkpoint, message, responses, prepare
+            load = partial(
+                self._load_and_prepare, store, run_id, checkpoint, message, responses, prepare
             )
-        else:
-            setup = prepare(checkpoint)
-        return setup
+            if isinstance(store, SupportsRunClaims):  # claimed before the latest is loaded
+                return claimed(store, run_id, self._graph.claim_ttl, load)
+            return load()
+        runner = prepare(checkpoint)
+        if isinstance(store, SupportsRunClaims):
+            return claimed(store, runner.state.run_id, self._graph.claim_ttl, runner)
+        return runner
 
     async def _load_and_prepare(
         self,
@@ -437,7 +468,7 @@ class Workflow(Generic[InT, OutT]):
         keep_events: bool,
         streaming: bool,
         store: CheckpointStore | None,
-        ids: RunIds,
+        call: RunCall,
     ) -> Runner:
         graph = self._graph
         prelude: list[WorkflowEvent] = []
@@ -449,7 +480,7 @@ class Workflow(Generic[InT, OutT]):
                 )
             if message is None:
                 raise TypeError("run() needs a message to start a run, or a checkpoint to resume")
-            state = RunState(run_id or ids.run_id())
+            state = RunState(run_id or call.run_id(), call=call)
             parent = None
         else:
             if not isinstance(checkpoint, WorkflowCheckpoint):
@@ -465,7 +496,7 @@ class Workflow(Generic[InT, OutT]):
                 )
             if checkpoint.registry is not self._graph.registry:
                 self._check_compatible(_state_of(checkpoint))
-            state = RunState.thaw(_state_of(checkpoint))
+            state = RunState.thaw(_state_of(checkpoint), call)
             parent = checkpoint.checkpoint_id
             if cancel_pending:
                 for entry in state.pending.values():
@@ -516,7 +547,6 @@ class Workflow(Generic[InT, OutT]):
             observers=self._observers,
             parent_id=parent,
             store=store,
-            ids=ids,
         )
         runner.start(parent, prelude)
         return runner

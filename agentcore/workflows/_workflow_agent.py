@@ -25,7 +25,7 @@ from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn
 from agentcore.workflows._codec import type_key
-from agentcore.workflows._ids import IdSource, caller_ids
+from agentcore.workflows._ids import NO_DEPS, IdSource, caller_ids
 from agentcore.workflows._request_info import (
     REQUEST_INFO_TOOL,
     REQUEST_INFO_TOOL_NAME,
@@ -186,23 +186,35 @@ class WorkflowAgent:
         *,
         session: AgentSession | None = None,
         stream: Literal[False] = False,
+        deps: Any = ...,
     ) -> Awaitable[AgentResponse[Any]]: ...
     @overload
     def run(
-        self, messages: Any = None, *, session: AgentSession | None = None, stream: Literal[True]
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: Literal[True],
+        deps: Any = ...,
     ) -> ResponseStream[AgentResponseUpdate, AgentResponse[Any]]: ...
     def run(
-        self, messages: Any = None, *, session: AgentSession | None = None, stream: bool = False
+        self,
+        messages: Any = None,
+        *,
+        session: AgentSession | None = None,
+        stream: bool = False,
+        deps: Any = NO_DEPS,
     ) -> Any:
         """Run one turn. Text or messages start (or continue) the session's run; function
-        results for its ``request_info`` calls answer them."""
-        turn = self._turn(messages, session, caller_ids())
+        results for its ``request_info`` calls answer them. ``deps`` reaches the
+        workflow's handlers (``ctx.deps``), as ``workflow.run(..., deps=...)``."""
+        turn = self._turn(messages, session, caller_ids(), deps)
         if not stream:
             return turn
         return ResponseStream.from_awaitable(_as_stream(turn))
 
     async def _turn(
-        self, messages: object, session: AgentSession | None, ids: IdSource | None
+        self, messages: object, session: AgentSession | None, ids: IdSource | None, deps: Any
     ) -> AgentResponse[Any]:
         """One turn; ``ids``: the calling workflow invocation's id source (the run's ids
         then follow the caller's, as the rest of the caller's run), else random."""
@@ -218,11 +230,15 @@ class WorkflowAgent:
             if checkpoint is None:
                 raise RunStateError("function results were given, but no workflow run is paused")
             responses = [self._response(checkpoint, r) for r in results]
-            result = await runner.run(responses=responses, checkpoint=checkpoint, ids=ids)
+            result = await runner.run(
+                responses=responses, checkpoint=checkpoint, ids=ids, deps=deps
+            )
         else:
             start = self._start_value(tuple(said))
             paused = checkpoint is not None and checkpoint.status == "paused"
-            result = await runner.run(start, checkpoint=checkpoint, cancel_pending=paused, ids=ids)
+            result = await runner.run(
+                start, checkpoint=checkpoint, cancel_pending=paused, ids=ids, deps=deps
+            )
         if session is not None and result.checkpoint is not None:
             session.state[_STATE_KEY] = to_json(result.checkpoint)
         out: list[Message] = []

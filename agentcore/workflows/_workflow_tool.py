@@ -35,7 +35,9 @@ class _WorkflowAgent(Protocol):
     @property
     def description(self) -> str | None: ...
     def create_session(self) -> AgentSession: ...
-    def run(self, messages: Any, *, session: AgentSession) -> Awaitable[AgentResponse[Any]]: ...
+    def run(
+        self, messages: Any, *, session: AgentSession, deps: Any = ...
+    ) -> Awaitable[AgentResponse[Any]]: ...
 
 
 __all__ = ["workflow_as_tool"]
@@ -61,9 +63,11 @@ def workflow_as_tool(
         saved = context.locals.get(key)
         response: AgentResponse[Any] | None = None
         refused: dict[str, str] = {}
+        # the outer run's deps reach the workflow's handlers (ctx.deps)
+        deps: dict[str, Any] = {"deps": context.run.deps} if context.run.has_deps else {}
         if saved is None:
             session = agent.create_session()
-            response = await agent.run(task, session=session)
+            response = await agent.run(task, session=session, **deps)
             asked = _questions(response)
         else:
             held = cast("Mapping[str, Any]", saved)
@@ -83,7 +87,7 @@ def workflow_as_tool(
                 answer = context.ask(prompt)  # pauses the outer run until answered
                 answers.append(question.create_result(_parse(question, answer)))
             try:
-                response = await agent.run(Message("user", answers), session=session)
+                response = await agent.run(Message("user", answers), session=session, **deps)
             except RunStateError as exc:
                 # an answer did not fit: nothing ran; ask again, saying why (the run is kept)
                 refused = {q.request_id: str(exc) for q in asked}
