@@ -10,6 +10,7 @@ from agentcore.workflows._checkpoint import (
     CHECKPOINT_FORMAT,
     CheckpointInfo,
     CheckpointRecord,
+    Durability,
     RunStatus,
     WorkflowCheckpoint,
 )
@@ -73,6 +74,7 @@ from agentcore.workflows.protocols import (
     Executor,
     IdSource,
     SupportsPendingWrites,
+    SupportsRunClaims,
 )
 
 __all__ = [
@@ -90,6 +92,7 @@ __all__ = [
     "Default",
     "DeliveryRecord",
     "DeliveryStatus",
+    "Durability",
     "EdgeDelivery",
     "EdgeGroupKind",
     "ErrorInfo",
@@ -128,6 +131,7 @@ __all__ = [
     "SuperstepCompleted",
     "SuperstepStarted",
     "SupportsPendingWrites",
+    "SupportsRunClaims",
     "UnknownRequestError",
     "Workflow",
     "WorkflowAgent",

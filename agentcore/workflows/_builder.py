@@ -21,9 +21,11 @@ from typing_extensions import Self, TypeVar
 from agentcore.protocols import SupportsAgentRun
 from agentcore.workflows._adapt import is_agent, is_workflow, sub_workflow
 from agentcore.workflows._agent_executor import AgentExecutor, ContextMode
+from agentcore.workflows._checkpoint import Durability
 from agentcore.workflows._checks import GraphCheck
 from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._decorators import FunctionExecutor
+from agentcore.workflows._durability import CLAIM_TTL, check_durability
 from agentcore.workflows._edges import Case, Default, Group
 from agentcore.workflows._graph import Graph, Node, RetryPolicy, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
@@ -83,6 +85,8 @@ class WorkflowBuilder(Generic[InT, OutT]):
         dead_letters: Literal["warn", "error", "ignore"] = "warn",
         observers: Sequence[object] = (),
         checkpoints: CheckpointStore | str | os.PathLike[str] | None = None,
+        durability: Durability = "sync",
+        claim_ttl: float = CLAIM_TTL,
     ) -> None:
         if not name:
             raise ValueError(
@@ -111,6 +115,10 @@ class WorkflowBuilder(Generic[InT, OutT]):
                 f"checkpoints must be a CheckpointStore or a SQLite path, got {checkpoints!r}"
             )
         self._store = checkpoints
+        self._durability: Durability = check_durability(durability)
+        if not claim_ttl > 0:
+            raise ValueError(f"claim_ttl is a number of seconds above 0, got {claim_ttl!r}")
+        self._claim_ttl = float(claim_ttl)
         self._type_names: dict[Any, str] = {}
         self._type_aliases: dict[Any, tuple[str, ...]] = {}
         self._specs: dict[str, ExecutorSpec] = {}
@@ -411,6 +419,8 @@ class WorkflowBuilder(Generic[InT, OutT]):
                 self._dead_letters,
                 self._registry(),
                 self._store,
+                self._durability,
+                self._claim_ttl,
             ),
             self._observers,
         )

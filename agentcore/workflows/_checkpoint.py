@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, Literal, TypeAlias, cast
 
 import attrs
 
@@ -24,6 +24,7 @@ __all__ = [
     "CHECKPOINT_FORMAT",
     "CheckpointInfo",
     "CheckpointRecord",
+    "Durability",
     "RunStatus",
     "WorkflowCheckpoint",
     "read_checkpoint",
@@ -32,6 +33,11 @@ __all__ = [
 
 CHECKPOINT_FORMAT = 1
 """The checkpoint format this agentcore writes (and the newest it reads)."""
+
+Durability: TypeAlias = Literal["sync", "exit"]
+"""What a run with a store writes (design §3.13): ``"sync"`` every barrier checkpoint
+before the next superstep and each finished invocation's pending write; ``"exit"``
+only the checkpoint of a pause, completion, failure or cancellation."""
 
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 """``_MIGRATIONS[n]`` turns a format-``n`` document into format ``n + 1``."""

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
@@ -11,13 +11,14 @@ import anyio
 
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
-from agentcore.workflows._durability import RunFailure
+from agentcore.workflows._durability import RunClaim, RunFailure
 from agentcore.workflows._events import ExecutorEvent, WorkflowEvent
 from agentcore.workflows._live import live_invocation, live_step
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._runner import Runner
+from agentcore.workflows.protocols import SupportsRunClaims
 
-__all__ = ["drive", "final_of", "open_live", "step_once", "stream_source"]
+__all__ = ["claimed", "drive", "final_of", "open_live", "step_once", "stream_source"]
 
 LIVE_BUFFER = 256
 """Events an ``open_run`` channel holds before a slow consumer slows the run."""
@@ -26,7 +27,8 @@ LIVE_BUFFER = 256
 @asynccontextmanager
 async def saving(runner: Runner) -> AsyncGenerator[None, None]:
     """Around a superstep: a failure saves the failed checkpoint, a cancellation a
-    cancelled one (both shielded), so the run stays resumable from the store."""
+    cancelled one (both shielded), so the run stays resumable from the store; a
+    superstep that committed renews the run's claim."""
     try:
         yield
     except RunFailure as failure:
@@ -36,6 +38,34 @@ async def saving(runner: Runner) -> AsyncGenerator[None, None]:
         if runner.store is not None:
             await runner.save(runner.checkpoint("cancelled"))
         raise
+    if runner.claim is not None:
+        await runner.claim.renew()
+
+
+async def claimed(
+    store: SupportsRunClaims,
+    run_id: str,
+    ttl: float,
+    setup: Runner | Callable[[], Awaitable[Runner]],
+) -> Runner:
+    """The runner of ``setup`` (a runner, or what loads and prepares one) once run
+    ``run_id`` is claimed in ``store`` (``RunStateError`` if another call drives it);
+    the claim is taken first and released if ``setup`` fails; the drivers release it
+    when the call ends."""
+    claim = RunClaim(store, run_id, ttl)
+    await claim.take()
+    try:
+        runner = setup if isinstance(setup, Runner) else await setup()
+    except BaseException:
+        await claim.release()
+        raise
+    runner.claim = claim
+    return runner
+
+
+async def release(runner: Runner) -> None:
+    if runner.claim is not None:
+        await runner.claim.release()
 
 
 async def step_once(runner: Runner) -> None:
@@ -49,9 +79,11 @@ async def drive(setup: Runner | Awaitable[Runner]) -> WorkflowRunResult[Any]:
     try:
         while runner.has_work:
             await step_once(runner)
+        return await runner.finish()
     except RunFailure as failure:
         raise failure.error from failure.error.__cause__
-    return await runner.finish()
+    finally:
+        await release(runner)
 
 
 async def stream_source(
@@ -59,36 +91,39 @@ async def stream_source(
 ) -> AsyncIterator[WorkflowEvent]:
     runner = setup if isinstance(setup, Runner) else await setup
     holder.append(runner)
-    events = runner.events
-    sent = 0
-    while True:
-        while sent < len(events):
-            yield events[sent]
-            sent += 1
-        if not runner.has_work:
-            break
-        try:
-            live = live_invocation(runner)
-            if live is None:
-                await step_once(runner)
-            else:  # one invocation with a streaming form: its updates as they come
-                async with saving(runner), aclosing(live_step(runner, *live)) as updates:
-                    async for update in updates:
-                        while sent < len(events):
-                            yield events[sent]
-                            sent += 1
-                        yield update
-        except RunFailure as failure:
+    try:
+        events = runner.events
+        sent = 0
+        while True:
             while sent < len(events):
                 yield events[sent]
                 sent += 1
-            for event in failure.events:
-                yield event
-            raise failure.error from failure.error.__cause__
-    await runner.finish()
-    while sent < len(events):
-        yield events[sent]
-        sent += 1
+            if not runner.has_work:
+                break
+            try:
+                live = live_invocation(runner)
+                if live is None:
+                    await step_once(runner)
+                else:  # one invocation with a streaming form: its updates as they come
+                    async with saving(runner), aclosing(live_step(runner, *live)) as updates:
+                        async for update in updates:
+                            while sent < len(events):
+                                yield events[sent]
+                                sent += 1
+                            yield update
+            except RunFailure as failure:
+                while sent < len(events):
+                    yield events[sent]
+                    sent += 1
+                for event in failure.events:
+                    yield event
+                raise failure.error from failure.error.__cause__
+        await runner.finish()
+        while sent < len(events):
+            yield events[sent]
+            sent += 1
+    finally:
+        await release(runner)
 
 
 def final_of(holder: list[Runner]) -> WorkflowRunResult[Any]:
@@ -147,6 +182,8 @@ async def open_live(
                 for event in exc.events:
                     await send.send(event)
                 failure.append(exc.error)
+            finally:
+                await release(runner)
 
     async def read() -> AsyncIterator[WorkflowEvent]:
         async with receive:

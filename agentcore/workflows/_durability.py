@@ -8,13 +8,21 @@ Saves go to the run's store shielded from cancellation: a record is written whol
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import anyio
 import attrs
 
-from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
+from agentcore.errors import RunStateError
+from agentcore.workflows._checkpoint import (
+    CheckpointRecord,
+    Durability,
+    RunStatus,
+    WorkflowCheckpoint,
+)
 from agentcore.workflows._codec import decode_pending_write, encode_pending_write
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._events import (
@@ -33,10 +41,17 @@ from agentcore.workflows.errors import (
     ExecutorTimeoutError,
     WorkflowConvergenceError,
 )
-from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
+from agentcore.workflows.protocols import (
+    CheckpointStore,
+    SupportsPendingWrites,
+    SupportsRunClaims,
+)
 
 __all__ = [
+    "CLAIM_TTL",
+    "RunClaim",
     "RunFailure",
+    "check_durability",
     "checkpoint_of",
     "convergence_failure",
     "executor_failure",
@@ -59,6 +74,71 @@ class RunFailure(Exception):
         self.events = events
         self.error = error
         self.checkpoint = checkpoint
+
+
+CLAIM_TTL = 600.0
+"""Seconds a run's claim lasts unless renewed (at the barriers, see
+:meth:`RunClaim.renew`): after that, the process that held it is taken for crashed
+and another may drive the run."""
+
+
+def check_durability(value: object) -> Durability:
+    """``value`` if it is a durability mode, else a ``ValueError`` saying which are."""
+    if value == "sync":
+        return "sync"
+    if value == "exit":
+        return "exit"
+    hint = (
+        ' (there is no "async" mode: "sync" writes each barrier checkpoint before the '
+        "next superstep starts, and costs a fraction of a millisecond on SQLite)"
+        if value == "async"
+        else ""
+    )
+    raise ValueError(
+        f'durability must be "sync" (save at every barrier; the default) or "exit" (save '
+        f"only when the run pauses, completes, fails or is cancelled), got {value!r}{hint}"
+    )
+
+
+class RunClaim:
+    """One ``run()`` call's claim on its run id in a store with ``SupportsRunClaims``.
+    Every store call is shielded from cancellation: a cancelled run still releases."""
+
+    __slots__ = ("_taken_at", "owner", "run_id", "store", "ttl")
+
+    def __init__(self, store: SupportsRunClaims, run_id: str, ttl: float = CLAIM_TTL) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.ttl = ttl
+        # never from the run's id source: two processes seeded alike must not share
+        # an owner (the claim would let both drive the run)
+        self.owner = f"pid{os.getpid()}-{os.urandom(6).hex()}"
+        self._taken_at = 0.0
+
+    async def take(self) -> None:
+        """Claim (or renew the claim on) the run; ``RunStateError`` when another
+        process holds an unexpired claim on it."""
+        self._taken_at = time.monotonic()  # before the store's clock starts the ttl
+        taken = False
+        with anyio.CancelScope(shield=True):
+            taken = await self.store.claim(self.run_id, self.owner, self.ttl)
+        if not taken:
+            raise RunStateError(
+                f"run {self.run_id!r} is being driven by another process (it holds the run's "
+                f"claim); wait for it to pause or finish, or, if that process crashed, for "
+                f"its claim to expire ({self.ttl:g} s after it was last renewed)"
+            )
+
+    async def renew(self) -> None:
+        """At a barrier: renew the claim once a tenth of its ttl has passed since it
+        was last taken, so every superstep starts with at least 90% of the ttl ahead
+        of it, and a run of quick supersteps does not pay a store write for each."""
+        if time.monotonic() - self._taken_at >= self.ttl / 10:
+            await self.take()
+
+    async def release(self) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.store.release(self.run_id, self.owner)
 
 
 def checkpoint_of(

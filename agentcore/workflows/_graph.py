@@ -97,3 +97,5 @@ class Graph:
     dead_letters: Literal["warn", "error", "ignore"]
     registry: TypeRegistry = attrs.field(repr=False)
     store: Any = attrs.field(default=None, repr=False)  # a CheckpointStore, or None
+    durability: Literal["sync", "exit"] = "sync"
+    claim_ttl: float = 600.0

@@ -22,6 +22,7 @@ from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._durability import (
+    RunClaim,
     RunFailure,
     checkpoint_of,
     convergence_failure,
@@ -81,6 +82,8 @@ class Runner:
         "_pending_writes",
         "_replayed",
         "_steps",
+        "claim",
+        "durable",
         "events",
         "graph",
         "intermediate",
@@ -134,6 +137,8 @@ class Runner:
         the store and the checkpoint the superstep started from."""
         self.live: Callable[[ExecutorEvent], Awaitable[None]] | None = None
         """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
+        self.durable = True  # durability "sync": barrier checkpoints and pending writes
+        self.claim: RunClaim | None = None  # this call's claim on the run, if the store has them
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
             hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
         ]
@@ -208,7 +213,7 @@ class Runner:
         self._done = None
         if state.finished:
             state.finished = {}
-        if self.store is not None:
+        if self.store is not None and self.durable:
             await self.save(self.checkpoint("running"))
 
     async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
@@ -270,7 +275,7 @@ class Runner:
             return
         store: object = self.store  # a CheckpointStore that may also keep pending writes
         parent = self.parent_id
-        if isinstance(store, SupportsPendingWrites) and parent is not None:
+        if self.durable and isinstance(store, SupportsPendingWrites) and parent is not None:
             # with several invocations, one may finish long before another: save each
             # as it finishes (a lone invocation's barrier checkpoint follows at once)
             self._pending_writes = (store, parent)

@@ -1,21 +1,35 @@
-"""Checkpoint stores: in memory, and the embedded default on SQLite."""
+"""Checkpoint stores: in memory, and the embedded default on SQLite.
+
+Both keep pending writes (``SupportsPendingWrites``) and run claims
+(``SupportsRunClaims``). A save that closes a superstep (a ``running``, ``paused`` or
+``completed`` record) drops the run's pending writes (those of the superstep it closes,
+kept under its parent or, after a resume from a failed checkpoint, under an older
+barrier), and ``keep_last`` prunes older records of the run, in the same step (one
+transaction on SQLite); the latest ``paused`` record of a run is never pruned.
+"""
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import anyio
 import anyio.to_thread
 
-from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord
+from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord, RunStatus
 
 if TYPE_CHECKING:
     import sqlite3
 
 __all__ = ["InMemoryCheckpointStore", "SqliteCheckpointStore"]
+
+_STATUSES: tuple[str, ...] = get_args(RunStatus)
+_KEEPS_WRITES = frozenset({"failed", "cancelled"})
+"""Statuses whose save leaves the run's pending writes alone (a resume from the
+barrier before a failed or cancelled superstep still replays them)."""
 
 
 def _info(record: CheckpointRecord) -> CheckpointInfo:
@@ -29,15 +43,45 @@ def _info(record: CheckpointRecord) -> CheckpointInfo:
     )
 
 
-class InMemoryCheckpointStore:
-    """Checkpoints in a dict: for tests and single-process use."""
+def _check_keep_last(keep_last: object) -> int | None:
+    if keep_last is None:
+        return None
+    if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1:
+        raise ValueError(
+            f"keep_last must be a whole number of checkpoints of at least 1 (or None to keep "
+            f"every checkpoint), got {keep_last!r}"
+        )
+    return keep_last
 
-    def __init__(self) -> None:
+
+def _check_status(status: str | None) -> None:
+    if status is not None and status not in _STATUSES:
+        raise ValueError(f"status must be one of {', '.join(_STATUSES)} (or None), got {status!r}")
+
+
+def _check_ttl(ttl: float) -> None:
+    if not ttl > 0:
+        raise ValueError(f"a claim's ttl is a number of seconds above 0, got {ttl!r}")
+
+
+class InMemoryCheckpointStore:
+    """Checkpoints in a dict: for tests and single-process use. Claims hold within
+    this process only."""
+
+    def __init__(self, *, keep_last: int | None = None) -> None:
+        self.keep_last = _check_keep_last(keep_last)
         self._runs: dict[str, list[CheckpointRecord]] = {}
-        self._pending: dict[tuple[str, str], dict[int, str]] = {}
+        self._pending: dict[str, dict[str, dict[int, str]]] = {}  # run, checkpoint, ordinal
+        self._claims: dict[str, tuple[str, float]] = {}
 
     async def save(self, record: CheckpointRecord) -> None:
-        self._runs.setdefault(record.run_id, []).append(record)
+        records = self._runs.pop(record.run_id, [])  # reinserted: runs() order
+        records.append(record)
+        self._runs[record.run_id] = records
+        if record.status not in _KEEPS_WRITES:
+            self._pending.pop(record.run_id, None)
+        if self.keep_last is not None:
+            self._prune(record.run_id, self.keep_last)
 
     async def load(self, run_id: str, checkpoint_id: str | None = None) -> CheckpointRecord | None:
         records = self._runs.get(run_id, [])
@@ -50,17 +94,65 @@ class InMemoryCheckpointStore:
 
     async def delete(self, run_id: str) -> None:
         self._runs.pop(run_id, None)
-        for key in [k for k in self._pending if k[0] == run_id]:
-            del self._pending[key]
+        self._pending.pop(run_id, None)
+
+    async def prune(self, run_id: str, *, keep_last: int) -> int:
+        """Delete all but the newest ``keep_last`` checkpoints of ``run_id`` (never its
+        latest ``paused`` one); the number deleted."""
+        return self._prune(run_id, _check_keep_last(keep_last) or 1)
+
+    def _prune(self, run_id: str, keep_last: int) -> int:
+        records = self._runs.get(run_id, [])
+        if len(records) <= keep_last:
+            return 0
+        paused = next((r for r in reversed(records) if r.status == "paused"), None)
+        kept = [r for n, r in enumerate(records) if n >= len(records) - keep_last or r is paused]
+        self._runs[run_id] = kept
+        ids = {r.checkpoint_id for r in kept}
+        pending = self._pending.get(run_id, {})
+        for checkpoint_id in [c for c in pending if c not in ids]:
+            del pending[checkpoint_id]
+        return len(records) - len(kept)
+
+    async def runs(
+        self, *, workflow: str | None = None, status: RunStatus | None = None
+    ) -> Sequence[CheckpointInfo]:
+        """The latest checkpoint of each stored run, the most recently saved last;
+        only runs of ``workflow`` and/or whose latest status is ``status`` if given."""
+        _check_status(status)
+        return [
+            _info(records[-1])
+            for records in self._runs.values()
+            if records
+            and (workflow is None or records[-1].workflow == workflow)
+            and (status is None or records[-1].status == status)
+        ]
 
     async def save_pending_write(
         self, run_id: str, checkpoint_id: str, ordinal: int, payload: str
     ) -> None:
-        self._pending.setdefault((run_id, checkpoint_id), {})[ordinal] = payload
+        self._pending.setdefault(run_id, {}).setdefault(checkpoint_id, {})[ordinal] = payload
 
     async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
-        found = self._pending.get((run_id, checkpoint_id), {})
+        found = self._pending.get(run_id, {}).get(checkpoint_id, {})
         return [found[ordinal] for ordinal in sorted(found)]
+
+    async def claim(self, run_id: str, owner: str, ttl: float) -> bool:
+        _check_ttl(ttl)
+        now = time.monotonic()
+        held = self._claims.get(run_id)
+        if held is not None and held[0] != owner and held[1] > now:
+            return False
+        self._claims[run_id] = (owner, now + ttl)
+        return True
+
+    async def release(self, run_id: str, owner: str) -> None:
+        held = self._claims.get(run_id)
+        if held is not None and held[0] == owner:
+            del self._claims[run_id]
+
+    def close(self) -> None:
+        """Nothing to close (there for parity with the SQLite store)."""
 
 
 _SCHEMA = """
@@ -80,12 +172,19 @@ CREATE TABLE IF NOT EXISTS agentcore_workflow_checkpoints (
 );
 CREATE INDEX IF NOT EXISTS agentcore_workflow_checkpoints_run
     ON agentcore_workflow_checkpoints (run_id, seq);
+CREATE INDEX IF NOT EXISTS agentcore_workflow_checkpoints_status
+    ON agentcore_workflow_checkpoints (workflow, status);
 CREATE TABLE IF NOT EXISTS agentcore_workflow_pending_writes (
     run_id TEXT NOT NULL,
     checkpoint_id TEXT NOT NULL,
     ordinal INTEGER NOT NULL,
     payload TEXT NOT NULL,
     PRIMARY KEY (run_id, checkpoint_id, ordinal)
+);
+CREATE TABLE IF NOT EXISTS agentcore_workflow_claims (
+    run_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
 );
 """
 
@@ -94,15 +193,35 @@ _COLUMNS = (
     "format, payload"
 )
 
+_PRUNE = """
+DELETE FROM agentcore_workflow_checkpoints
+WHERE run_id = ?1
+  AND seq NOT IN (
+      SELECT seq FROM agentcore_workflow_checkpoints WHERE run_id = ?1 ORDER BY seq DESC LIMIT ?2)
+  AND seq != coalesce((
+      SELECT max(seq) FROM agentcore_workflow_checkpoints WHERE run_id = ?1 AND status = 'paused'
+  ), -1)
+"""
+
+_PRUNE_WRITES = """
+DELETE FROM agentcore_workflow_pending_writes
+WHERE run_id = ?1
+  AND checkpoint_id NOT IN (
+      SELECT checkpoint_id FROM agentcore_workflow_checkpoints WHERE run_id = ?1)
+"""
+
 
 class SqliteCheckpointStore:
     """The embedded default: a SQLite file, used from worker threads (the event loop
-    never blocks), WAL journaling, one transaction per save, saves shielded from
-    cancellation so a record is written whole or not at all. Several processes may
-    share one file; only one should drive a given run at a time."""
+    never blocks), WAL journaling, one ``BEGIN IMMEDIATE`` transaction per save (with
+    its pending-write cleanup and pruning), saves shielded from cancellation so a
+    record is written whole or not at all. Several processes may share one file; run
+    claims (a row per run in ``agentcore_workflow_claims``) keep two of them from
+    driving one run at once."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, keep_last: int | None = None) -> None:
         self.path: str = os.fspath(path)
+        self.keep_last = _check_keep_last(keep_last)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
@@ -125,11 +244,22 @@ class SqliteCheckpointStore:
                 self._connections.append(conn)
         return conn
 
-    def _save(self, record: CheckpointRecord) -> None:
+    def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> list[int]:
+        """Run ``statements`` in one ``BEGIN IMMEDIATE`` transaction (all or none);
+        the rows each changed."""
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute(
+            changed = [conn.execute(sql, args).rowcount for sql, args in statements]
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return changed
+
+    def _save(self, record: CheckpointRecord) -> None:
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            (
                 f"INSERT INTO agentcore_workflow_checkpoints ({_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -145,10 +275,15 @@ class SqliteCheckpointStore:
                     record.payload,
                 ),
             )
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        ]
+        if record.status not in _KEEPS_WRITES:
+            statements.append(
+                ("DELETE FROM agentcore_workflow_pending_writes WHERE run_id = ?", (record.run_id,))
+            )
+        if self.keep_last is not None:
+            statements.append((_PRUNE, (record.run_id, self.keep_last)))
+            statements.append((_PRUNE_WRITES, (record.run_id,)))
+        self._write(*statements)
 
     def _select(self, where: str, args: tuple[Any, ...]) -> list[CheckpointRecord]:
         rows = self._connection().execute(
@@ -156,9 +291,12 @@ class SqliteCheckpointStore:
         )
         return [CheckpointRecord(*row) for row in rows]
 
-    async def save(self, record: CheckpointRecord) -> None:
+    async def _shielded(self, func: Any, *args: Any) -> Any:
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(self._save, record)
+            return await anyio.to_thread.run_sync(func, *args)
+
+    async def save(self, record: CheckpointRecord) -> None:
+        await self._shielded(self._save, record)
 
     async def load(self, run_id: str, checkpoint_id: str | None = None) -> CheckpointRecord | None:
         args: tuple[str, ...]
@@ -174,15 +312,38 @@ class SqliteCheckpointStore:
         return [_info(r) for r in found]
 
     async def delete(self, run_id: str) -> None:
-        def delete() -> None:
-            conn = self._connection()
-            conn.execute("DELETE FROM agentcore_workflow_checkpoints WHERE run_id = ?", (run_id,))
-            conn.execute(
-                "DELETE FROM agentcore_workflow_pending_writes WHERE run_id = ?", (run_id,)
-            )
+        await self._shielded(
+            self._write,
+            ("DELETE FROM agentcore_workflow_checkpoints WHERE run_id = ?", (run_id,)),
+            ("DELETE FROM agentcore_workflow_pending_writes WHERE run_id = ?", (run_id,)),
+        )
 
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(delete)
+    async def prune(self, run_id: str, *, keep_last: int) -> int:
+        """Delete all but the newest ``keep_last`` checkpoints of ``run_id`` (never its
+        latest ``paused`` one) and their pending writes; the number of checkpoints
+        deleted."""
+        keep = _check_keep_last(keep_last) or 1
+        changed: list[int] = await self._shielded(
+            self._write, (_PRUNE, (run_id, keep)), (_PRUNE_WRITES, (run_id,))
+        )
+        return changed[0]
+
+    async def runs(
+        self, *, workflow: str | None = None, status: RunStatus | None = None
+    ) -> Sequence[CheckpointInfo]:
+        """The latest checkpoint of each stored run, the most recently saved last;
+        only runs of ``workflow`` and/or whose latest status is ``status`` if given."""
+        _check_status(status)
+        where = "seq IN (SELECT max(seq) FROM agentcore_workflow_checkpoints GROUP BY run_id)"
+        args: list[Any] = []
+        if workflow is not None:
+            where += " AND workflow = ?"
+            args.append(workflow)
+        if status is not None:
+            where += " AND status = ?"
+            args.append(status)
+        found = await anyio.to_thread.run_sync(self._select, where + " ORDER BY seq", tuple(args))
+        return [_info(r) for r in found]
 
     async def save_pending_write(
         self, run_id: str, checkpoint_id: str, ordinal: int, payload: str
@@ -194,8 +355,7 @@ class SqliteCheckpointStore:
                 (run_id, checkpoint_id, ordinal, payload),
             )
 
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(save)
+        await self._shielded(save)
 
     async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
         def load() -> list[str]:
@@ -208,8 +368,47 @@ class SqliteCheckpointStore:
 
         return await anyio.to_thread.run_sync(load)
 
+    async def claim(self, run_id: str, owner: str, ttl: float) -> bool:
+        """Take (or renew) the claim on ``run_id`` for ``ttl`` seconds; ``False`` when
+        another owner holds an unexpired one. Wall-clock time, shared by processes."""
+        _check_ttl(ttl)
+
+        def claim() -> bool:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                now = time.time()
+                row = conn.execute(
+                    "SELECT owner, expires_at FROM agentcore_workflow_claims WHERE run_id = ?",
+                    (run_id,),
+                ).fetchone()
+                taken = row is None or row[0] == owner or row[1] <= now
+                if taken:
+                    conn.execute(
+                        "INSERT OR REPLACE INTO agentcore_workflow_claims "
+                        "(run_id, owner, expires_at) VALUES (?, ?, ?)",
+                        (run_id, owner, now + ttl),
+                    )
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return taken
+
+        taken: bool = await self._shielded(claim)
+        return taken
+
+    async def release(self, run_id: str, owner: str) -> None:
+        await self._shielded(
+            self._write,
+            (
+                "DELETE FROM agentcore_workflow_claims WHERE run_id = ? AND owner = ?",
+                (run_id, owner),
+            ),
+        )
+
     def close(self) -> None:
-        """Close every connection this store opened."""
+        """Close every connection this store opened (it cannot be used afterwards)."""
         self._closed = True
         with self._lock:
             for conn in self._connections:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
@@ -26,9 +27,14 @@ from typing_extensions import TypeVar
 
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
-from agentcore.workflows._checkpoint import CheckpointRecord, WorkflowCheckpoint, read_checkpoint
-from agentcore.workflows._drive import drive, final_of, stream_source
-from agentcore.workflows._durability import with_pending_writes
+from agentcore.workflows._checkpoint import (
+    CheckpointRecord,
+    Durability,
+    WorkflowCheckpoint,
+    read_checkpoint,
+)
+from agentcore.workflows._drive import claimed, drive, final_of, stream_source
+from agentcore.workflows._durability import check_durability, with_pending_writes
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
 from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, RunCall, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
@@ -37,7 +43,7 @@ from agentcore.workflows._runner import Runner
 from agentcore.workflows._state import Envelope, FrozenState, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownRequestError
-from agentcore.workflows.protocols import CheckpointStore
+from agentcore.workflows.protocols import CheckpointStore, SupportsRunClaims
 
 if TYPE_CHECKING:
     from agentcore._types.messages import Message
@@ -130,6 +136,7 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
@@ -148,6 +155,7 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
@@ -165,6 +173,7 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         keep_events: bool = True,
         ids: IdSource | None = None,
@@ -199,6 +208,7 @@ class Workflow(Generic[InT, OutT]):
             cancel_pending=cancel_pending,
             max_supersteps=max_supersteps,
             max_concurrency=max_concurrency,
+            durability=durability,
             verbose_events=verbose_events,
             keep_events=keep_events,
             ids=ids,
@@ -222,6 +232,7 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool = False,
         max_supersteps: int | None = None,
         max_concurrency: int | None = None,
+        durability: Durability | None = None,
         verbose_events: bool = False,
         ids: IdSource | None = None,
         deps: Any = NO_DEPS,
@@ -246,6 +257,7 @@ class Workflow(Generic[InT, OutT]):
                 cancel_pending=cancel_pending,
                 max_supersteps=max_supersteps,
                 max_concurrency=max_concurrency,
+                durability=durability,
                 verbose_events=verbose_events,
                 keep_events=True,
                 ids=ids,
@@ -265,16 +277,18 @@ class Workflow(Generic[InT, OutT]):
         cancel_pending: bool,
         max_supersteps: int | None,
         max_concurrency: int | None,
+        durability: Durability | None,
         verbose_events: bool,
         keep_events: bool,
         ids: IdSource | None,
         deps: Any,
     ) -> Runner | Awaitable[Runner]:
         store = checkpoints if checkpoints is not None else self._graph.store
+        mode = self._graph.durability if durability is None else check_durability(durability)
         call = RunCall(RANDOM_IDS if ids is None else check_source(ids), deps)
 
         def prepare(found: WorkflowCheckpoint | None) -> Runner:
-            return self._prepare(
+            runner = self._prepare(
                 message,
                 run_id=run_id,
                 responses=responses,
@@ -288,6 +302,8 @@ class Workflow(Generic[InT, OutT]):
                 store=store,
                 call=call,
             )
+            runner.durable = mode == "sync"
+            return runner
 
         if isinstance(checkpoint, str) or (
             checkpoint is None and run_id is not None and store is not None
@@ -297,12 +313,16 @@ class Workflow(Generic[InT, OutT]):
                     "a checkpoint id names a stored checkpoint: pass run_id= and a store "
                     "(checkpoints= here or on the builder)"
                 )
-            setup: Runner | Awaitable[Runner] = self._load_and_prepare(
-                store, run_id, checkpoint, message, responses, prepare
+            load = partial(
+                self._load_and_prepare, store, run_id, checkpoint, message, responses, prepare
             )
-        else:
-            setup = prepare(checkpoint)
-        return setup
+            if isinstance(store, SupportsRunClaims):  # claimed before the latest is loaded
+                return claimed(store, run_id, self._graph.claim_ttl, load)
+            return load()
+        runner = prepare(checkpoint)
+        if isinstance(store, SupportsRunClaims):
+            return claimed(store, runner.state.run_id, self._graph.claim_ttl, runner)
+        return runner
 
     async def _load_and_prepare(
         self,

@@ -9,7 +9,13 @@ from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._ids import IdSource
 
-__all__ = ["CheckpointStore", "Executor", "IdSource", "SupportsPendingWrites"]
+__all__ = [
+    "CheckpointStore",
+    "Executor",
+    "IdSource",
+    "SupportsPendingWrites",
+    "SupportsRunClaims",
+]
 
 
 @runtime_checkable
@@ -59,3 +65,20 @@ class SupportsPendingWrites(Protocol):
     ) -> None: ...
 
     async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class SupportsRunClaims(Protocol):
+    """A store that can stop two processes from driving one run at once.
+
+    A run claims its id before its first superstep, renews the claim at its barriers
+    and releases it when the call returns, pauses, fails or is cancelled. ``claim``
+    answers ``False`` while another owner holds an unexpired claim; a claim older than
+    ``ttl`` seconds belongs to a crashed process and may be taken over. ``release``
+    drops the claim only if ``owner`` still holds it. A store without this capability
+    gives no such protection.
+    """
+
+    async def claim(self, run_id: str, owner: str, ttl: float) -> bool: ...
+
+    async def release(self, run_id: str, owner: str) -> None: ...

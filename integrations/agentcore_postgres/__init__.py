@@ -2,8 +2,9 @@
 
 Needs the ``postgres`` extra: ``pip install 'agentcore-framework[postgres]'``.
 :class:`PostgresHistoryStore` keeps sessions' histories with the semantics of the
-kernel's ``SqliteHistoryStore``. (A PostgreSQL workflow checkpoint store follows the
-workflow engine.)
+kernel's ``SqliteHistoryStore``; :class:`PostgresCheckpointStore` keeps workflow
+checkpoints, pending writes and run claims with the semantics of
+``SqliteCheckpointStore``.
 """
 
 import importlib.util
@@ -13,6 +14,7 @@ if importlib.util.find_spec("psycopg") is None:
         "agentcore_postgres needs the psycopg driver: pip install 'agentcore-framework[postgres]'"
     )
 
+from agentcore_postgres._checkpoints import PostgresCheckpointStore
 from agentcore_postgres._history import PostgresHistoryStore
 
-__all__ = ["PostgresHistoryStore"]
+__all__ = ["PostgresCheckpointStore", "PostgresHistoryStore"]

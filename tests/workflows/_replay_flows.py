@@ -13,6 +13,7 @@ import anyio
 import attrs
 from typing_extensions import Never
 
+from agentcore.errors import RunStateError
 from agentcore.workflows import Workflow, WorkflowBuilder, WorkflowContext, executor
 from agentcore.workflows.protocols import CheckpointStore
 
@@ -40,7 +41,11 @@ class Flow:
         return self.finished
 
     def build(
-        self, store: CheckpointStore | str | None = None, *, flaky_first: bool = False
+        self,
+        store: CheckpointStore | str | None = None,
+        *,
+        flaky_first: bool = False,
+        claim_ttl: float = 600.0,
     ) -> Workflow[int, str]:
         flow = self
 
@@ -76,7 +81,7 @@ class Flow:
             await ctx.yield_output(f"{' + '.join(parts)} (seen {ctx.shared.get('seen')})")
 
         return (
-            WorkflowBuilder(start, name="replay", checkpoints=store)
+            WorkflowBuilder(start, name="replay", checkpoints=store, claim_ttl=claim_ttl)
             .add_shared("seen")
             .add(counted, state_type=Tally)
             .add_fan_out(start, [flaky, counted] if flaky_first else [counted, flaky])
@@ -90,7 +95,8 @@ class Flow:
 
 async def _main(db: str, log: str, step: str) -> None:
     flow = Flow(Path(log), mode={"start": "fail", "hang": "hang"}.get(step, "ok"))
-    workflow = flow.build(db)
+    # a short claim: the process the test kills leaves its claim behind
+    workflow = flow.build(db, claim_ttl=1.0)
     if step == "hang":  # the test kills this process once counted has finished
         flow.arm()
         await workflow.run(5, run_id="replay-run")
@@ -101,7 +107,16 @@ async def _main(db: str, log: str, step: str) -> None:
         except Exception as exc:  # the failure is what this step is for: report it
             print("failed", type(exc).__name__)
     else:
-        done = await workflow.run(run_id="replay-run")
+        for _ in range(100):  # until the claim of a killed process has expired
+            try:
+                done = await workflow.run(run_id="replay-run")
+                break
+            except RunStateError as exc:
+                if "being driven by another process" not in str(exc):
+                    raise
+                await anyio.sleep(0.1)
+        else:
+            raise SystemExit("the killed process's claim never expired")
         print(done.status, done.output)
 
 

@@ -251,7 +251,7 @@ async def test_failed_run_resumes_from_the_store_after_the_fix(store: Checkpoint
 
 
 async def test_cancelling_the_caller_leaves_a_resumable_run(store: CheckpointStore) -> None:
-    gate = anyio.Event()
+    gate, started = anyio.Event(), anyio.Event()
 
     @executor
     async def first(n: int) -> str:
@@ -260,11 +260,17 @@ async def test_cancelling_the_caller_leaves_a_resumable_run(store: CheckpointSto
     @executor
     async def slow(text: str, ctx: WorkflowContext[Never, str]) -> None:
         if not gate.is_set():
+            started.set()
             await anyio.sleep(10)
         await ctx.yield_output(text)
 
+    async def cancel_when_started(scope: anyio.CancelScope) -> None:
+        await started.wait()
+        scope.cancel()
+
     workflow = WorkflowBuilder(first, name="slow", checkpoints=store).add_edge(first, slow).build()
-    with anyio.move_on_after(0.05):
+    async with anyio.create_task_group() as tg:  # cancelled mid-superstep 2, not by a clock
+        tg.start_soon(cancel_when_started, tg.cancel_scope)
         await workflow.run(3, run_id="c1")
     latest = await store.load("c1")
     assert latest is not None

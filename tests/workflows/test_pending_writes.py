@@ -26,6 +26,7 @@ from agentcore.workflows import (
     SupportsPendingWrites,
     WorkflowCheckpoint,
 )
+from tests.workflows._counting_store import CountingStore
 from tests.workflows._replay_flows import Flow, Tally
 
 pytestmark = pytest.mark.anyio
@@ -244,14 +245,21 @@ async def _record(store: CheckpointStore, run_id: str, checkpoint_id: str) -> An
     return record
 
 
-async def test_a_lone_invocation_saves_no_pending_write(tmp_path: Path) -> None:
-    store = InMemoryCheckpointStore()
+async def test_a_lone_invocation_saves_no_pending_write(
+    tmp_path: Path, store: CheckpointStore
+) -> None:
+    assert isinstance(store, (InMemoryCheckpointStore, SqliteCheckpointStore))
+    counting = CountingStore(store)
     flow = Flow(tmp_path / "log", mode="ok")
-    assert (await flow.build(store).run(5, run_id="one")).output == DONE
-    for info in await store.list_checkpoints("one"):
-        # supersteps 1 and 3 have one invocation; 2 has two (both saved as they finished)
-        expected = 2 if info.superstep == 1 else 0
-        assert len(await store.load_pending_writes("one", info.checkpoint_id)) == expected
+    assert (await flow.build(counting).run(5, run_id="one")).output == DONE
+    infos = await store.list_checkpoints("one")
+    # supersteps 1 and 3 have one invocation; 2 has two (both saved as they finished,
+    # under the barrier checkpoint of superstep 1)
+    barrier_1 = next(i.checkpoint_id for i in infos if i.superstep == 1)
+    assert sorted(counting.writes) == [(barrier_1, 0), (barrier_1, 1)]
+    # the barrier that closed superstep 2 dropped them in its own save
+    for info in infos:
+        assert await store.load_pending_writes("one", info.checkpoint_id) == []
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import anyio
 import attrs
 import pytest
 from typing_extensions import Never
@@ -27,6 +30,7 @@ from agentcore.workflows import (
     handler,
     response_handler,
 )
+from tests.workflows import _nested_flows as nested
 
 pytestmark = pytest.mark.anyio
 
@@ -468,3 +472,39 @@ async def test_a_branch_wrapped_as_subworkflow_crosses_one_parent_barrier(stream
     started = [e.superstep for e in seen if e.type == "superstep_started"]
     assert started == [1, 2, 3]
     assert result.outputs == ("slow", "fast")
+
+
+async def test_nested_three_levels_resume_across_process(tmp_path: Path) -> None:
+    """A grandchild's question reaches the caller through two levels; one process
+    pauses and exits, a fresh one reads the SQLite file, answers and completes."""
+    db = str(tmp_path / "nested.db")
+
+    def step(name: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.workflows._nested_flows", db, name],
+            cwd=Path(__file__).parents[2],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    assert await anyio.to_thread.run_sync(step, "start") == "paused 2"
+    assert await anyio.to_thread.run_sync(step, "answer") == (
+        "review review/fact_check Otters hold hands\n"
+        "review review/fact_check Otters can fly\n"
+        "completed 1/2 claims supported"
+    )
+    store = SqliteCheckpointStore(db)
+    try:
+        [latest] = await store.runs()
+    finally:
+        store.close()
+    assert (latest.run_id, latest.status) == (nested.RUN_ID, "completed")
+    # the same answers in this process give the same result as the two processes did
+    workflow = nested.article_check()
+    paused = await workflow.run("Otters hold hands. Otters can fly")
+    answers = [r.create_response(nested.ARCHIVE) for r in paused.requests]
+    done = await workflow.run(responses=answers, checkpoint=paused.checkpoint)
+    assert done.output == "1/2 claims supported"
