@@ -7,8 +7,9 @@ and why"). Each runs once per run, per model call or per streamed chunk, and its
 twin cost enough to decide whether a budget of ``docs/performance.md`` is met:
 
 - :func:`agent_updates` (per streamed chunk): an agent update made by filling a twin
-  class and assigning ``__class__``, instead of ``AgentResponseUpdate(...)``. Plain: the
-  200-chunk agent stream costs 77 % more instructions (3.38 M -> 5.98 M per run).
+  class (a subclass with the frozen guards off) and assigning ``__class__``, instead of
+  ``AgentResponseUpdate(...)``. Plain: the 200-chunk agent stream costs 85 % more
+  instructions (3.22 M -> 5.97 M per run).
 - The constructors below, which build the per-run and per-call values positionally,
   in their classes' field order (keywords: plain run +7 %, tool round +5 %, tool
   round with 3 middleware per scope +6 %). A field added or moved in those classes
@@ -25,8 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
-
-import attrs
 
 from agentcore._types.responses import (
     AgentResponse,
@@ -134,23 +133,26 @@ class LoopSummary(NamedTuple):
 # -- agent updates, per streamed chunk -------------------------------------------------
 
 
-class _FillableAgentUpdate:
-    """The layout of :class:`AgentResponseUpdate` without its frozen ``__setattr__``.
+class _FillableAgentUpdate(AgentResponseUpdate):
+    """An :class:`AgentResponseUpdate` with its frozen guards off, to fill by hand.
 
-    :func:`agent_updates` builds each agent update as one of these, fills its slots
-    with plain attribute stores (the fastest way CPython has to fill slots), then
-    makes it an :class:`AgentResponseUpdate` by assigning ``__class__``. CPython
-    allows that because the two classes have the same slots on the same base; a
-    weakref slot would fail its layout check, which is why agent updates have
-    none. Instances of this class never leave ``agent_updates``.
+    :func:`agent_updates` makes each agent update as one of these (the class call
+    runs no ``__init__``: ``object.__init__`` does nothing), fills its slots with
+    plain attribute stores, which the interpreter specializes (the frozen
+    ``__setattr__`` it inherits would refuse them, and a store through
+    ``object.__setattr__`` costs a call each), then makes it an
+    :class:`AgentResponseUpdate` by assigning ``__class__``. A subclass that adds no
+    slots has its base's layout, so CPython's check of that assignment passes at
+    once, without comparing the two classes' slots. ``__delattr__`` is switched off
+    as well because CPython serves both from one type slot: with the frozen one left,
+    stores would not be specialized. Instances of this class never leave
+    ``agent_updates``.
     """
 
-    __slots__ = tuple(f.name for f in attrs.fields(AgentResponseUpdate))
-
-
-assert vars(AgentResponseUpdate)["__slots__"] == _FillableAgentUpdate.__slots__, (
-    "_FillableAgentUpdate must have exactly the slots of AgentResponseUpdate"
-)
+    __slots__ = ()
+    __init__ = object.__init__  # pyright: ignore[reportAssignmentType]  # filled by stores, not by attrs
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
 
 
 def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate]:
@@ -158,17 +160,16 @@ def agent_updates(agent_name: str | None) -> Callable[[Any], AgentResponseUpdate
 
     It runs for every streamed chunk, so a :class:`ChatResponseUpdate` becomes a
     new agent update without going through attrs' ``__init__``, whose frozen
-    stores cost three times as much (see :class:`_FillableAgentUpdate`). Its
+    stores cost about six times as much (see :class:`_FillableAgentUpdate`). Its
     contents are a tuple already, so the converter has nothing to do. Agent
     updates (custom events) pass through unchanged.
     """
-    new = object.__new__
     fillable = _FillableAgentUpdate
     agent_update = AgentResponseUpdate
 
     def convert(update: Any) -> AgentResponseUpdate:
         if type(update) is ChatResponseUpdate:
-            converted: Any = new(fillable)
+            converted: Any = fillable()
             converted.contents = update.contents
             converted.role = update.role
             converted.author_name = update.author_name

@@ -11,11 +11,12 @@ imports nothing from the rest of the kernel, so the loop modules can use it.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
+
+from agentcore._repr import fields_repr
 
 __all__ = [
     "DurableEngine",
@@ -36,6 +37,7 @@ def request_id(run_id: str, call_id: str, kind: str, detail: str = "") -> str:
     for a request shown before a crash still matches after recovery. A request
     stays bound to its run: the same call in another run gets another id.
     """
+    import base64
     import hashlib  # 3.5 ms of import time (OpenSSL): only a run that asks pays it
 
     digest = hashlib.sha256(f"{run_id}\0{call_id}\0{kind}\0{detail}".encode()).digest()
@@ -51,6 +53,8 @@ class StepPolicy:
     this says). ``backoff`` is the first delay between attempts in seconds,
     multiplied by ``backoff_rate`` after each.
     """
+
+    __repr__ = fields_repr
 
     max_attempts: int = 1
     backoff: float = 1.0

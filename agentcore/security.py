@@ -13,6 +13,8 @@ from enum import Enum
 
 import attrs
 
+from agentcore._repr import fields_repr
+
 __all__ = ["ConfidentialityLabel", "ContentLabel", "IntegrityLabel"]
 
 
@@ -42,6 +44,8 @@ _CONFIDENTIALITY_RANK = {
 @attrs.frozen
 class ContentLabel:
     """An integrity and a confidentiality label for one piece of content."""
+
+    __repr__ = fields_repr
 
     integrity: IntegrityLabel = attrs.field(
         default=IntegrityLabel.UNTRUSTED, converter=IntegrityLabel

@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.errors import MalformedResponseError
 
 __all__ = ["SseDecoder", "SseEvent", "close_body", "server_sent_events"]
@@ -38,6 +39,8 @@ class SseEvent:
     time in milliseconds when the event was dispatched: as the spec has it, an ``id:``
     or ``retry:`` field holds for the events after it too. ``None`` until one is seen.
     """
+
+    __repr__ = fields_repr
 
     data: str
     event: str | None = None

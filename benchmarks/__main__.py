@@ -20,14 +20,20 @@ from benchmarks.scenarios import (
     plain_run,
     stream_run,
     tool_rounds,
+    workflows_import_time,
 )
 from benchmarks.workflows import (
     agent_executor_run,
+    chain_run,
     checkpoint_codec,
+    concurrent_seq3,
     fan10k_run,
     fan100_run,
+    seq3_memory_store,
     seq3_run,
     seq3_sqlite_run,
+    seq3_stream,
+    seq3_superstep,
 )
 from benchmarks.workflows_maf import compare as maf_compare
 from benchmarks.workflows_maf import maf_available
@@ -95,9 +101,7 @@ def _kernel_table(quick: bool) -> None:
         chat_stream_run(iterations, repeats),
         concurrent_runs(runs, repeats),
         import_time(3 if quick else 7),
-        seq3_run(iterations, repeats),
-        fan100_run(iterations // 20, repeats),
-        fan10k_run(),
+        *_workflow_results(quick),
         *_workflow_extra_rows(quick),
     ]
     width = max(len(r.name) for r in results)
@@ -120,11 +124,7 @@ def _kernel_table(quick: bool) -> None:
 
 
 def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
-    iterations, repeats = (200, 1) if quick else (5000, 7)
-    results = [seq3_run(iterations, repeats), fan100_run(iterations // 20, repeats)]
-    if not quick:
-        results.append(fan10k_run())
-    results += _workflow_extra_rows(quick)
+    results = _workflow_results(quick) + _workflow_extra_rows(quick)
     for r in results:
         print(
             f"| {r.name} | {r.agentcore_us:.1f} µs | by hand {r.handwritten_us:.1f} µs | {r.note}"
@@ -139,6 +139,28 @@ def _workflow_table(quick: bool, *, compare_maf: bool) -> None:
         return
     print()
     print(maf_report(maf_compare(quick=quick)))
+
+
+def _workflow_results(quick: bool) -> list[Result]:
+    """The workflow rows of design §10 and §9.11 (fan-10,000 and chain-1,000 only in
+    the full pass)."""
+    iterations, repeats = (200, 1) if quick else (5000, 7)
+    results = [
+        seq3_run(iterations, repeats),
+        seq3_superstep(iterations, repeats),
+        seq3_stream(iterations, repeats),
+        seq3_memory_store(iterations, repeats),
+        fan100_run(iterations // 20, repeats),
+        fan100_run(iterations // 20, repeats, backend="trio"),
+        concurrent_seq3(100 if quick else 1000, repeats),
+        chain_run(100, repeats),
+        workflows_import_time(3 if quick else 7),
+    ]
+    if not quick:
+        results.append(chain_run(1000, repeats))
+        results.append(fan10k_run())
+        results.append(fan10k_run(backend="trio"))
+    return results
 
 
 def _workflow_extra_rows(quick: bool) -> list[Result]:

@@ -284,33 +284,42 @@ def concurrent_runs(runs: int, repeats: int) -> Result:
     )
 
 
-def import_time(repeats: int) -> Result:
-    code = (
-        "import time; t = time.perf_counter(); from agentcore import Agent, tool; "
+def _best_import_us(statement: str, repeats: int, *, after: str = "") -> float:
+    """Best of ``repeats`` fresh interpreters: microseconds ``statement`` takes, run after
+    ``after`` (not timed)."""
+    source = (
+        f"{after}\nimport time; t = time.perf_counter(); {statement}; "
         "print((time.perf_counter() - t) * 1e6)"
     )
-    floor_code = (
-        "import time; t = time.perf_counter(); import attrs, cattrs, anyio, inspect; "
-        "print((time.perf_counter() - t) * 1e6)"
-    )
-
     # As users run it: with the bytecode cache on (some shells turn it off), and warm.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-    def once(source: str) -> float:
+    def once() -> float:
         done = subprocess.run(
             [sys.executable, "-c", source], capture_output=True, text=True, check=True, env=env
         )
         return float(done.stdout)
 
-    def best(source: str) -> float:
-        once(source)  # writes the bytecode cache
-        return min(once(source) for _ in range(repeats))
+    once()  # writes the bytecode cache
+    return min(once() for _ in range(repeats))
 
+
+def import_time(repeats: int) -> Result:
     return Result(
         "import `from agentcore import Agent, tool`",
-        best(code),
-        best(floor_code),
+        _best_import_us("from agentcore import Agent, tool", repeats),
+        _best_import_us("import attrs, cattrs, anyio, inspect", repeats),
         60_000.0,
         note="floor: the kernel's dependencies (attrs, cattrs, anyio) and inspect",
+    )
+
+
+def workflows_import_time(repeats: int) -> Result:
+    """``import agentcore.workflows`` on top of ``import agentcore`` (design/workflows.md §10)."""
+    return Result(
+        "import `agentcore.workflows` after `agentcore`",
+        _best_import_us("import agentcore.workflows", repeats, after="import agentcore"),
+        _best_import_us("import cattrs", repeats, after="import agentcore"),
+        15_000.0,
+        note="floor: cattrs after agentcore (checkpoints encode with it)",
     )

@@ -2,7 +2,8 @@
 
 ``seq-3`` is ``a -> b -> c`` with no-op handlers (3 supersteps); ``fan-N`` is a source
 fanned out to N workers whose results one fan-in joins (3 supersteps, 2N+1
-deliveries). Figures are best-of-repeats, on asyncio; the CPU time of one fan-10,000
+deliveries); ``chain-N`` is N executors in a line (N supersteps). Figures are
+best-of-repeats, on asyncio unless a row names trio; the CPU time of one fan-10,000
 run and its tracemalloc peak are reported beside the wall time.
 """
 
@@ -17,9 +18,10 @@ import sqlite3
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import anyio
 import anyio.to_thread
 import attrs
 from typing_extensions import Never
@@ -27,6 +29,7 @@ from typing_extensions import Never
 from agentcore import Agent
 from agentcore.serialization import to_json
 from agentcore.workflows import (
+    InMemoryCheckpointStore,
     SqliteCheckpointStore,
     Workflow,
     WorkflowBuilder,
@@ -82,6 +85,43 @@ def fan(width: int) -> Workflow[int, int]:
     )
 
 
+def chain(length: int) -> Workflow[int, int]:
+    def link(i: int) -> Any:
+        @executor(id=f"s{i}")
+        async def step(n: int) -> int:
+            return n
+
+        return step
+
+    @executor(id="last")
+    async def last(n: int, ctx: WorkflowContext[Never, int]) -> None:
+        await ctx.yield_output(n)
+
+    links = [link(i) for i in range(length - 1)]
+    builder = WorkflowBuilder(links[0], name=f"chain-{length}", max_supersteps=length)
+    return builder.add_chain(*links, last).build()
+
+
+def measure_on(
+    backend: str, run: Callable[[], Awaitable[Any]], iterations: int, repeats: int
+) -> float:
+    """Best-of-``repeats`` mean microseconds per call of ``run`` on ``backend``."""
+
+    async def batch() -> float:
+        for _ in range(min(iterations, 50)):
+            await run()
+        start = time.perf_counter()
+        for _ in range(iterations):
+            await run()
+        return (time.perf_counter() - start) / iterations * 1e6
+
+    best = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        best = min(best, anyio.run(batch, backend=backend))
+    return best
+
+
 async def _seq3_by_hand(n: int) -> int:
     async def a(n: int) -> str:
         return "x"
@@ -121,7 +161,65 @@ def seq3_run(iterations: int, repeats: int) -> Result:
     )
 
 
-def fan100_run(iterations: int, repeats: int) -> Result:
+def seq3_superstep(iterations: int, repeats: int) -> Result:
+    workflow = seq3()
+
+    async def framework() -> Any:
+        return await workflow.run(1)
+
+    async def by_hand() -> Any:
+        return await _seq3_by_hand(1)
+
+    return Result(
+        "workflow seq-3 per superstep",
+        measure(framework, iterations, repeats) / 3,
+        measure(by_hand, iterations, repeats) / 3,
+        10.0,
+        note="run() / 3: the run's setup and result included",
+    )
+
+
+def seq3_stream(iterations: int, repeats: int) -> Result:
+    workflow = seq3()
+
+    async def framework() -> Any:
+        stream = workflow.run(1, stream=True)
+        async for _ in stream:
+            pass
+        return await stream.get_final_response()
+
+    async def by_hand() -> Any:
+        return await _seq3_by_hand(1)
+
+    return Result(
+        "workflow seq-3 run(stream=True)",
+        measure(framework, iterations, repeats),
+        measure(by_hand, iterations, repeats),
+        40.0,
+        note="every event consumed, then the final result",
+    )
+
+
+def seq3_memory_store(iterations: int, repeats: int) -> Result:
+    workflow = seq3()
+    store = InMemoryCheckpointStore()
+
+    async def framework() -> Any:
+        return await workflow.run(1, checkpoints=store)
+
+    async def by_hand() -> Any:
+        return await _seq3_by_hand(1)
+
+    return Result(
+        "workflow seq-3, InMemoryCheckpointStore, per superstep",
+        measure(framework, iterations, repeats) / 3,
+        measure(by_hand, iterations, repeats) / 3,
+        20.0,
+        note="run() / 3: 4 checkpoints saved per run",
+    )
+
+
+def fan100_run(iterations: int, repeats: int, backend: str = "asyncio") -> Result:
     workflow = fan(100)
 
     async def framework() -> Any:
@@ -131,15 +229,15 @@ def fan100_run(iterations: int, repeats: int) -> Result:
         return await _fan_by_hand(100)
 
     return Result(
-        "workflow fan-out/fan-in, 100 workers",
-        measure(framework, iterations, repeats),
+        "workflow fan-out/fan-in, 100 workers" + ("" if backend == "asyncio" else f", {backend}"),
+        measure_on(backend, framework, iterations, repeats),
         measure(by_hand, iterations, repeats),
-        1500.0,
-        note="201 deliveries per run",
+        1500.0 if backend == "asyncio" else 4000.0,
+        note="201 deliveries per run" + ("" if backend == "asyncio" else "; by hand on asyncio"),
     )
 
 
-def fan10k_run(width: int = 10_000) -> Result:
+def fan10k_run(width: int = 10_000, backend: str = "asyncio") -> Result:
     gc.collect()
     start = time.process_time()
     workflow = fan(width)
@@ -162,22 +260,23 @@ def fan10k_run(width: int = 10_000) -> Result:
     gc.collect()
     wall = time.perf_counter()
     cpu = time.process_time()
-    asyncio.run(once())
+    anyio.run(once, backend=backend)
     cpu_ms = (time.process_time() - cpu) * 1e3
     wall_us = (time.perf_counter() - wall) * 1e6
     gc.collect()
     tracemalloc.start()
-    asyncio.run(once())
+    anyio.run(once, backend=backend)
     peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     hand = time.perf_counter()
     asyncio.run(_fan_by_hand(width))
     hand_us = (time.perf_counter() - hand) * 1e6
+    on = "" if backend == "asyncio" else f", {backend}"
     return Result(
-        f"workflow fan-out/fan-in, {width} workers (one run)",
+        f"workflow fan-out/fan-in, {width} workers (one run{on})",
         wall_us,
         hand_us,
-        300_000.0,
+        300_000.0 if backend == "asyncio" else 700_000.0,
         note=f"run CPU {cpu_ms:.0f} ms; tracemalloc peak {peak:.1f} MiB (budget 40); "
         f"build CPU {build_ms:.0f} ms, {frozen_ms:.0f} ms with the harness's objects "
         f"frozen (budget 150)",
@@ -332,4 +431,54 @@ def agent_executor_run(iterations: int, repeats: int) -> Result:
         alone_us + 15.0,
         note=f"one-node workflow {wrapped_us:.1f} µs, minus the same workflow around a no-op "
         f"function {engine_us:.1f} µs; budget: the agent's own run + 15 µs",
+    )
+
+
+def chain_run(length: int, repeats: int) -> Result:
+    """One run of a ``length``-executor chain, per superstep: linear when the figure
+    stays flat as ``length`` grows (design §9.11 #99)."""
+    workflow = chain(length)
+
+    async def framework() -> Any:
+        result = await workflow.run(1, keep_events=False)
+        assert result.supersteps == length
+        return result
+
+    async def by_hand() -> Any:
+        n = 1
+        for _ in range(length):
+            n = await _identity(n)
+        return n
+
+    iterations = max(1, 10_000 // length)
+    return Result(
+        f"workflow chain of {length}, per superstep",
+        measure(framework, iterations, repeats) / length,
+        measure(by_hand, iterations, repeats) / length,
+        None,
+        note=f"max_supersteps={length}; linear if flat across lengths",
+    )
+
+
+async def _identity(n: int) -> int:
+    return n
+
+
+def concurrent_seq3(runs: int, repeats: int) -> Result:
+    """``runs`` concurrent seq-3 runs of one definition, per run (§9.11 #100)."""
+    workflow = seq3()
+
+    async def framework() -> None:
+        results = await asyncio.gather(*(workflow.run(i) for i in range(runs)))
+        assert all(r.output == 1 for r in results)
+
+    async def by_hand() -> None:
+        await asyncio.gather(*(_seq3_by_hand(i) for i in range(runs)))
+
+    return Result(
+        f"workflow {runs} concurrent seq-3 runs, per run",
+        measure(framework, 1, repeats) / runs,
+        measure(by_hand, 1, repeats) / runs,
+        None,
+        note="one definition shared by every run",
     )

@@ -6,13 +6,17 @@ one of those classes makes its test here fail until the fast path follows.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import attrs
+import pytest
 
 from agentcore import (
     AgentResponse,
+    AgentResponseUpdate,
     ChatResponse,
+    ChatResponseUpdate,
     CustomEvent,
     Message,
     TextContent,
@@ -23,6 +27,7 @@ from agentcore._fastpaths import (
     LoopSummary,
     agent_context,
     agent_response,
+    agent_updates,
     chat_context,
     function_context,
 )
@@ -113,3 +118,52 @@ def test_loop_summary_is_chat_response_in_constructor_order() -> None:
     }
     summary = LoopSummary(**values)
     assert _fields(ChatResponse(*summary)) == _fields(ChatResponse(**values))
+
+
+def test_agent_update_filled_by_hand_matches_keywords() -> None:
+    # Every field of a chat update set, so a field the fill forgets (or one added to
+    # AgentResponseUpdate later) shows up as a difference.
+    chat = ChatResponseUpdate(
+        contents=(TextContent("hi"),),
+        role="assistant",
+        author_name="writer",
+        response_id="r1",
+        message_id="m1",
+        conversation_id="c1",
+        model="m",
+        finish_reason="stop",
+        created_at="2026-11-26T00:00:00Z",
+        additional_properties={"k": "v"},
+    )
+    fast = agent_updates("bot")(chat)
+    plain = AgentResponseUpdate(
+        contents=chat.contents,
+        role=chat.role,
+        author_name=chat.author_name,
+        agent_name="bot",
+        response_id=chat.response_id,
+        message_id=chat.message_id,
+        finish_reason=chat.finish_reason,
+        created_at=chat.created_at,
+        additional_properties=chat.additional_properties,
+    )
+    assert type(fast) is AgentResponseUpdate
+    assert _fields(fast) == _fields(plain)
+    assert fast == plain
+    assert hash(fast) == hash(plain)
+    assert weakref.ref(fast)() is fast  # the twin shares the class's layout, weakref slot too
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        fast.role = "user"  # type: ignore[misc]  # checking the frozen guard is back
+
+
+def test_agent_updates_pass_agent_updates_and_convert_subclasses() -> None:
+    convert = agent_updates("bot")
+    event = AgentResponseUpdate(event=CustomEvent("progress", {"step": 1}))
+    assert convert(event) is event
+
+    class Tagged(ChatResponseUpdate):
+        pass
+
+    converted = convert(Tagged(contents=(TextContent("x"),), role="assistant"))
+    assert type(converted) is AgentResponseUpdate
+    assert (converted.text, converted.role, converted.agent_name) == ("x", "assistant", "bot")

@@ -24,7 +24,9 @@ FACE = "agentcore"
 # Lowest floor first. A group names top-level entries of the ``agentcore`` package (a module
 # or a sub-package with everything inside it). Groups on one floor do not import each other.
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("errors",),  # the taxonomy imports nothing: everything may raise its errors
+    # the taxonomy imports nothing: everything may raise its errors; _repr: the one
+    # __repr__ of the kernel's attrs classes, which imports nothing of the kernel
+    ("errors", "_repr"),
     ("security", "sse", "_concurrency", "_feature_stage"),
     ("_types",),
     ("_streams", "serialization", "observers"),

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
+from agentcore._repr import fields_repr
+
 if TYPE_CHECKING:
     from agentcore._types.contents import FunctionCallContent
     from agentcore.tools import SupportsToolCall
@@ -88,6 +90,8 @@ class FunctionInvocationConfiguration:
     not require it themselves (``approval_mode="always_require"`` always does). A wrongly typed
     setting raises ``TypeError`` and an out-of-range one ``ValueError``, at once.
     """
+
+    __repr__ = fields_repr
 
     enabled: bool = attrs.field(default=True, validator=_flag)
     max_iterations: int = attrs.field(default=40, validator=_at_least(1))

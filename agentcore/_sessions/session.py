@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionCallContent,
@@ -42,6 +43,8 @@ class PausedRun:
     ``locals`` the run-local values of the paused run, restored when it resumes.
     """
 
+    __repr__ = fields_repr
+
     calls: list[FunctionCallContent]
     requests: list[PendingRequest]
     completed: list[FunctionResultContent] = attrs.field(factory=list)
@@ -61,6 +64,8 @@ class AgentSession:
     (``agentcore.serialization``) saves the run. A session saved by agentcore 0.1,
     which kept the paused run in ``state``, is read into ``paused`` when loaded.
     """
+
+    __repr__ = fields_repr
 
     session_id: str = attrs.field(factory=_new_session_id)
     service_conversation_id: str | None = None

@@ -23,6 +23,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 import anyio
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._streams.reader import NOT_KNOWN, Delegate, Readable, maybe_await, refinalize
 from agentcore._types.contents import UsageContent
 from agentcore._types.responses import (
@@ -46,6 +47,8 @@ class StreamEnd(Generic[FinalT]):
     consumer left early or was cancelled; ``error`` is what closed it: the
     cancellation exception, or ``GeneratorExit`` for ``aclose()``).
     """
+
+    __repr__ = fields_repr
 
     how: Literal["completed", "failed", "closed"]
     final: FinalT | None = None

@@ -17,7 +17,7 @@ from collections.abc import (
     Generator,
     Sequence,
 )
-from types import TracebackType
+from types import FunctionType, TracebackType
 from typing import Any, Generic, TypeVar, cast, overload
 
 from agentcore._streams.reader import (
@@ -512,8 +512,13 @@ class ResponseStream(Generic[UpdateT, FinalT]):
 def _refuse_async_transform(transform: Callable[..., Any]) -> None:
     """Raise ``TypeError`` for a coroutine function: ``map`` calls its transform
     once per update without awaiting (that keeps a mapped update free)."""
-    call = getattr(transform, "__call__", None)  # noqa: B004  # a callable object's own method
-    if inspect.iscoroutinefunction(transform) or inspect.iscoroutinefunction(call):
+    refused = inspect.iscoroutinefunction(transform)
+    if not refused and type(transform) is not FunctionType:
+        # An object whose own ``__call__`` may be async (a function's is a C wrapper,
+        # not worth the look: ``map`` runs in every run of every stream middleware).
+        call = getattr(transform, "__call__", None)  # noqa: B004  # a callable object's own method
+        refused = inspect.iscoroutinefunction(call)
+    if refused:
         raise TypeError(
             f"ResponseStream.map() takes a plain function, not the async function "
             f"{getattr(transform, '__qualname__', transform)!r}: the transform is called "

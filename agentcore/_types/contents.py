@@ -7,7 +7,6 @@ values: build new ones with :func:`attrs.evolve` instead of mutating.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -15,6 +14,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 
 __all__ = [
@@ -49,6 +49,8 @@ class Annotation:
     when the provider reports them.
     """
 
+    __repr__ = fields_repr
+
     kind: Literal["citation", "file_path", "other"] = "citation"
     url: str | None = None
     title: str | None = None
@@ -74,6 +76,8 @@ def _must_be_text(_instance: object, _attribute: object, value: Any) -> None:
 class TextContent:
     """Plain text from a user or a model."""
 
+    __repr__ = fields_repr
+
     text: str = attrs.field(validator=_must_be_text)
     annotations: tuple[Annotation, ...] = attrs.field(default=(), converter=_to_annotations)
     type: Literal["text"] = attrs.field(default="text", init=False)
@@ -88,6 +92,8 @@ class ReasoningContent:
     provider named in ``provider``; adapters drop reasoning that came from another.
     """
 
+    __repr__ = fields_repr
+
     text: str = ""
     provider: str | None = None
     id: str | None = None
@@ -99,6 +105,8 @@ class ReasoningContent:
 class DataContent:
     """Inline binary data (an image, a PDF, audio) with its media type."""
 
+    __repr__ = fields_repr
+
     data: bytes
     media_type: str
     name: str | None = None
@@ -107,17 +115,23 @@ class DataContent:
     @property
     def uri(self) -> str:
         """The data as a ``data:`` URI (base64)."""
+        import base64  # here, not at the top: ``import agentcore`` does not load it
+
         return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
     @property
     def base64(self) -> str:
         """The data, base64-encoded."""
+        import base64
+
         return base64.b64encode(self.data).decode("ascii")
 
 
 @attrs.frozen
 class UriContent:
     """A reference to content by URI (an image URL, a file id URI)."""
+
+    __repr__ = fields_repr
 
     uri: str
     media_type: str | None = None
@@ -140,6 +154,8 @@ class FunctionCallContent:
     first piece carries ``name`` and the ``arguments`` strings concatenate.
     ``index`` orders parallel calls of one turn when pieces interleave.
     """
+
+    __repr__ = fields_repr
 
     call_id: str
     name: str = ""
@@ -183,6 +199,8 @@ class FunctionResultContent:
     for code rather than the model (``"structured"``, ``"meta"``); it is not sent.
     """
 
+    __repr__ = fields_repr
+
     call_id: str
     result: Any = None
     error: str | None = None
@@ -193,6 +211,8 @@ class FunctionResultContent:
 
 
 def _new_request_id() -> str:
+    import base64
+
     return "apr_" + base64.urlsafe_b64encode(os.urandom(16)).rstrip(b"=").decode("ascii")
 
 
@@ -203,6 +223,8 @@ class FunctionApprovalRequestContent:
     Answer it with :meth:`create_response`; the run accepts only a response whose
     ``id`` and ``function_call`` match a request it is waiting for.
     """
+
+    __repr__ = fields_repr
 
     function_call: FunctionCallContent
     id: str = attrs.field(factory=_new_request_id)
@@ -223,6 +245,8 @@ class FunctionApprovalRequestContent:
 class FunctionApprovalResponseContent:
     """The caller's decision on a :class:`FunctionApprovalRequestContent`."""
 
+    __repr__ = fields_repr
+
     id: str
     function_call: FunctionCallContent
     approved: bool
@@ -240,6 +264,8 @@ class UserInputRequestContent:
     answer once the caller sends the response in the same session.
     """
 
+    __repr__ = fields_repr
+
     function_call: FunctionCallContent
     prompt: str
     id: str = attrs.field(factory=_new_request_id)
@@ -254,6 +280,8 @@ class UserInputRequestContent:
 class UserInputResponseContent:
     """The user's answer to a :class:`UserInputRequestContent`."""
 
+    __repr__ = fields_repr
+
     id: str
     function_call: FunctionCallContent
     text: str
@@ -267,6 +295,8 @@ class HostedToolCallContent:
     ``raw`` keeps the provider's own item so the same adapter can send it back.
     """
 
+    __repr__ = fields_repr
+
     call_id: str
     tool_type: str
     arguments: Mapping[str, Any] | None = attrs.field(default=None, converter=_frozen_mapping)
@@ -278,6 +308,8 @@ class HostedToolCallContent:
 @attrs.frozen
 class HostedToolResultContent:
     """The result of a :class:`HostedToolCallContent`, as the provider reported it."""
+
+    __repr__ = fields_repr
 
     call_id: str
     tool_type: str
@@ -291,6 +323,8 @@ class HostedToolResultContent:
 class ErrorContent:
     """An error reported inside a response (for example a mid-stream error event)."""
 
+    __repr__ = fields_repr
+
     message: str
     code: str | None = None
     details: str | None = None
@@ -300,6 +334,8 @@ class ErrorContent:
 @attrs.frozen
 class UsageContent:
     """Token usage reported inside a stream; the fold moves it to ``response.usage``."""
+
+    __repr__ = fields_repr
 
     usage: Usage
     type: Literal["usage"] = attrs.field(default="usage", init=False)

@@ -8,6 +8,7 @@ from typing import Any, Generic
 import attrs
 from typing_extensions import TypedDict, TypeVar
 
+from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 
 __all__ = ["Embedding", "EmbeddingGenerationOptions", "GeneratedEmbeddings"]
@@ -31,6 +32,8 @@ def _dimensions(instance: Embedding[Any]) -> int | None:
 @attrs.frozen
 class Embedding(Generic[EmbeddingT]):
     """One embedding vector. ``dimensions`` defaults to ``len(vector)``."""
+
+    __repr__ = fields_repr
 
     vector: EmbeddingT
     model: str | None = None

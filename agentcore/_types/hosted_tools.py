@@ -11,6 +11,8 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
+from agentcore._repr import fields_repr
+
 __all__ = [
     "CodeInterpreterTool",
     "FileSearchTool",
@@ -44,6 +46,8 @@ def _to_optional_names(value: Iterable[str] | None) -> tuple[str, ...] | None:
 class WebSearchTool:
     """Server-side web search. ``options`` carries provider-specific settings."""
 
+    __repr__ = fields_repr
+
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["web_search"] = attrs.field(default="web_search", init=False)
 
@@ -52,6 +56,8 @@ class WebSearchTool:
 class CodeInterpreterTool:
     """Server-side code execution in the provider's sandbox."""
 
+    __repr__ = fields_repr
+
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["code_interpreter"] = attrs.field(default="code_interpreter", init=False)
 
@@ -59,6 +65,8 @@ class CodeInterpreterTool:
 @attrs.frozen
 class FileSearchTool:
     """Server-side search over the provider's vector stores."""
+
+    __repr__ = fields_repr
 
     vector_store_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_names)
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
@@ -69,6 +77,8 @@ class FileSearchTool:
 class ImageGenerationTool:
     """Server-side image generation."""
 
+    __repr__ = fields_repr
+
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["image_generation"] = attrs.field(default="image_generation", init=False)
 
@@ -76,6 +86,8 @@ class ImageGenerationTool:
 @attrs.frozen
 class MCPTool:
     """A remote MCP server the provider connects to on the model's behalf."""
+
+    __repr__ = fields_repr
 
     name: str
     url: str
@@ -89,6 +101,8 @@ class MCPTool:
 @attrs.frozen
 class ShellTool:
     """A shell the provider drives (the commands run where the adapter says)."""
+
+    __repr__ = fields_repr
 
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["shell"] = attrs.field(default="shell", init=False)

@@ -7,6 +7,7 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._types.contents import CONTENT_TYPES, Content, TextContent
 
 __all__ = ["Message", "Role"]
@@ -69,6 +70,8 @@ class Message:
     ``contents`` accepts content objects, plain strings (made into
     :class:`TextContent`), or a mix.
     """
+
+    __repr__ = fields_repr
 
     role: Role = attrs.field(validator=_check_role)
     contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)

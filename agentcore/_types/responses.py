@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 import attrs
 from typing_extensions import TypeVar
 
+from agentcore._repr import fields_repr
 from agentcore._types.contents import (
     Content,
     FunctionApprovalRequestContent,
@@ -62,6 +63,8 @@ def _joined_text(messages: Iterable[Message]) -> str:
 class CustomEvent:
     """An event a middleware or tool emitted during a run (``context.run.emit``)."""
 
+    __repr__ = fields_repr
+
     name: str
     data: Any = None
     source: str | None = None
@@ -76,6 +79,8 @@ class ChatResponse(Generic[ValueT]):
     loop that stopped on tool calls, with ``tool_choice="required"`` say), so it is
     typed ``T | None``.
     """
+
+    __repr__ = fields_repr
 
     messages: tuple[Message, ...] = attrs.field(default=(), converter=_to_messages)
     response_id: str | None = None
@@ -108,6 +113,8 @@ class ChatResponseUpdate:
     id or role starts a new message in the fold.
     """
 
+    __repr__ = fields_repr
+
     contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
     role: Role | None = None
     author_name: str | None = None
@@ -136,6 +143,8 @@ class AgentResponse(Generic[ValueT]):
     ``tool_choice="required"``). ``events`` are the
     custom events emitted during the run.
     """
+
+    __repr__ = fields_repr
 
     messages: tuple[Message, ...] = attrs.field(default=(), converter=_to_messages)
     response_id: str | None = None
@@ -203,14 +212,12 @@ class AgentResponse(Generic[ValueT]):
         )
 
 
-@attrs.frozen(weakref_slot=False)  # no weakref slot: see agentcore._fastpaths
+@attrs.frozen
 class AgentResponseUpdate:
     """One streamed piece of an agent run: model output, tool calls and results,
-    or a custom ``event``.
+    or a custom ``event``."""
 
-    Agent updates cannot be weakly referenced: an agent builds one for every
-    streamed chunk, and it builds them fastest without a weakref slot.
-    """
+    __repr__ = fields_repr
 
     contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
     role: Role | None = None

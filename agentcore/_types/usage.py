@@ -6,6 +6,8 @@ from collections.abc import Iterable
 
 import attrs
 
+from agentcore._repr import fields_repr
+
 __all__ = ["Usage"]
 
 
@@ -25,6 +27,8 @@ class Usage:
     ``a + b`` adds figure by figure; ``None + n`` is ``n``. Adapters report the
     same figures whether a call streamed or not.
     """
+
+    __repr__ = fields_repr
 
     input_tokens: int | None = None
     output_tokens: int | None = None

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias
 import attrs
 from typing_extensions import TypeVar
 
+from agentcore._repr import fields_repr
 from agentcore._run_context import RunContext
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
@@ -54,6 +55,8 @@ class AgentContext(Generic[DepsT]):
     ``stream`` is true, the :class:`ResponseStream` of the run).
     """
 
+    __repr__ = fields_repr
+
     agent: SupportsAgentRun
     messages: list[Message]
     session: AgentSession | None
@@ -86,6 +89,8 @@ class ChatContext(Generic[DepsT]):
     :meth:`rewrite_transcript` (for example to compact history). ``result`` is a
     :class:`ChatResponse`, or a :class:`ResponseStream` when ``stream`` is true.
     """
+
+    __repr__ = fields_repr
 
     client: SupportsGetResponse[Any]
     messages: list[Message]
@@ -126,6 +131,8 @@ class FunctionInvocationContext(Generic[DepsT]):
     ``call_next()`` to change what the tool receives. After it, ``result`` is the
     tool's return value (rewrite it to change what the model sees).
     """
+
+    __repr__ = fields_repr
 
     function: SupportsToolCall
     arguments: dict[str, Any]

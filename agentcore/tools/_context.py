@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Generic
 import attrs
 from typing_extensions import TypeVar
 
+from agentcore._repr import fields_repr
 from agentcore._run_context import RunContext, RunLocals
 from agentcore._types.responses import CustomEvent
 
@@ -48,6 +49,8 @@ class ToolContext(Generic[DepsT]):
     appears in the schema the model sees. ``ToolContext[Deps]`` types
     :attr:`deps` as ``Deps`` (the ``deps=`` given to ``agent.run``).
     """
+
+    __repr__ = fields_repr
 
     call_id: str
     """The model's id for this call (the id its result is sent back under)."""

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.tools._context import ToolContext
 
 __all__ = ["SupportsToolCall", "ToolResult", "is_tool_shaped"]
@@ -105,6 +106,8 @@ class ToolResult:
     even without ``include_detailed_errors``: it is written for the model, unlike
     an exception's text.
     """
+
+    __repr__ = fields_repr
 
     value: Any = None
     structured: Any = None

@@ -8,7 +8,6 @@ as is any hint the validator could not enforce.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -254,6 +253,8 @@ class _SchemaBuilder:
                     default = _NO_SCHEMA_DEFAULT
                 fields.append((attribute.name, hints.get(attribute.name, Any), default))
         else:
+            import dataclasses  # a dataclass's author has loaded it; ``import agentcore`` does not
+
             for field in dataclasses.fields(cls):
                 if not field.init:
                     continue

@@ -10,6 +10,7 @@ from typing import Any
 import attrs
 import typing_extensions
 
+from agentcore._repr import fields_repr
 from agentcore.tools._context import ToolContext
 from agentcore.tools._docstrings import Docstring, parse_docstring
 from agentcore.tools._types import NoneType, is_union, strip_wrappers
@@ -23,6 +24,8 @@ MISSING: Any = inspect.Parameter.empty
 @attrs.frozen
 class ToolParameter:
     """One parameter of a tool function."""
+
+    __repr__ = fields_repr
 
     name: str
     hint: Any
@@ -42,6 +45,8 @@ class ToolParameter:
 @attrs.frozen
 class ToolSignature:
     """What a tool needs to know about its function."""
+
+    __repr__ = fields_repr
 
     parameters: tuple[ToolParameter, ...]
     """Every parameter except a method's receiver."""

@@ -7,7 +7,6 @@ so the classification lives here, once.
 from __future__ import annotations
 
 import collections.abc
-import dataclasses
 import enum
 import types
 from collections.abc import Mapping
@@ -138,7 +137,13 @@ def is_typeddict(hint: Any) -> TypeGuard[type[Any]]:
 
 def is_record_class(hint: Any) -> TypeGuard[type[Any]]:
     """An attrs class or a dataclass (not a generic alias of one)."""
-    return isinstance(hint, type) and (attrs.has(hint) or dataclasses.is_dataclass(hint))
+    if not isinstance(hint, type):
+        return False
+    if attrs.has(hint):
+        return True
+    import dataclasses  # here, not at the top: ``import agentcore`` does not load it
+
+    return dataclasses.is_dataclass(hint)
 
 
 def is_enum_class(hint: Any) -> TypeGuard[type[enum.Enum]]:

@@ -17,6 +17,7 @@ from typing import Any, Literal, cast
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._sessions.session import AgentSession
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
@@ -49,6 +50,8 @@ class AgentTurn:
     """One agent executor's turn: its response and the conversation the next agent sees
     (the inputs so far plus this response's messages)."""
 
+    __repr__ = fields_repr
+
     executor_id: str
     response: AgentResponse[Any]
     conversation: tuple[Message, ...]
@@ -75,6 +78,8 @@ class AgentTurn:
 class AgentPauses:
     """An agent executor's state: answers received so far for its agents' paused runs
     (pause id, the answer as JSON), kept until every request of that pause is answered."""
+
+    __repr__ = fields_repr
 
     answers: tuple[tuple[str, str], ...] = ()
 

@@ -1,6 +1,6 @@
-"""The fallible parts of a barrier that are not routing: shared-state merges and
-fan-in firing. Both work on copies; the runner applies their results only when
-the whole barrier succeeded."""
+"""The fallible parts of a barrier: shared-state merges, routing and fan-in firing.
+All work on copies or on lists the runner passes in; the runner applies their
+results only when the whole barrier succeeded."""
 
 from __future__ import annotations
 
@@ -8,12 +8,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentcore.workflows._context import _DELETED, WorkflowContext
+from agentcore.workflows._edges import RoutingError, decide
+from agentcore.workflows._events import EdgeDelivery
 from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
+from agentcore.workflows._typeexpr import describe
 from agentcore.workflows._value import WorkflowCheckpoint
 from agentcore.workflows.errors import SharedStateConflictError, WorkflowStalledError
 
-__all__ = ["Failed", "fire_fan_ins", "merge_shared"]
+__all__ = ["Failed", "fire_fan_ins", "merge_shared", "route"]
+
+_UNCONDITIONAL = frozenset({"direct", "fan_out"})
+"""Edge groups that deliver to every target that accepts the type (what ``decide``
+answers for them when no target is named)."""
 
 
 class Failed(Exception):
@@ -62,6 +69,76 @@ def merge_shared(
                 merged[key] = value
             writers[key] = ctx.executor_id
     return merged
+
+
+def route(
+    ctx: WorkflowContext[Any, Any],
+    node: Node,
+    superstep: int,
+    recording: bool,
+    next_inbox: list[Envelope],
+    appended: dict[str, list[Buffered]],
+    deliveries: list[tuple[EdgeDelivery, Any]],
+    notify: Callable[[Sequence[tuple[EdgeDelivery, Any]]], None],
+    dead_letter: Callable[[Node, int, Any], None],
+) -> tuple[int, int]:
+    """Route what one invocation sent, in send order: envelopes onto ``next_inbox``,
+    fan-in messages into ``appended``, and (``recording``) every decision into
+    ``deliveries``; a message no group took goes to ``dead_letter``. Returns
+    (delivered, dropped)."""
+    sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
+    ordinal = ctx.ordinal
+    delivered = dropped = 0
+    for send_index, (message, declared, target) in enumerate(ctx._sends):
+        key = (superstep, ordinal, send_index)
+        taken = False
+        for group, accepts in node.routes.get(declared, ()):
+            if target is None and not recording and group.kind in _UNCONDITIONAL:
+                # the common cases, decided without building a decision list
+                for t, ok in zip(group.targets, accepts, strict=True):
+                    if ok:
+                        next_inbox.append(Envelope(t, key, message, sent_by, declared))
+                        taken = True
+                        delivered += 1
+                    else:
+                        dropped += 1
+                continue
+            try:
+                decisions = decide(group, message, accepts, target)
+            except RoutingError as exc:
+                if recording:
+                    record = EdgeDelivery(
+                        superstep,
+                        group.id,
+                        group.kind,
+                        node.id,
+                        ",".join(group.targets),
+                        describe(declared),
+                        "exception",
+                    )
+                    deliveries.append((record, message))
+                    notify(deliveries)
+                raise Failed(node, ordinal, exc.error) from exc
+            for t, status in decisions:
+                if status == "delivered":
+                    next_inbox.append(Envelope(t, key, message, sent_by, declared))
+                    taken = True
+                    delivered += 1
+                elif status == "buffered":
+                    appended.setdefault(group.id, []).append(
+                        Buffered(node.id, key, message, declared)
+                    )
+                    taken = True
+                else:
+                    dropped += 1
+                if recording:
+                    record = EdgeDelivery(
+                        superstep, group.id, group.kind, node.id, t, describe(declared), status
+                    )
+                    deliveries.append((record, message))
+        if not taken:
+            dead_letter(node, ordinal, declared)
+    return delivered, dropped
 
 
 def fire_fan_ins(

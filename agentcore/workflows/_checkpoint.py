@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.serialization import SCHEMA_VERSION, converter
 from agentcore.workflows._codec import TypeRegistry, decode_state, encode_state
 from agentcore.workflows._value import RunStatus, WorkflowCheckpoint
@@ -46,6 +47,8 @@ _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 @attrs.frozen
 class CheckpointRecord:
     """What a store keeps: indexed fields plus the checkpoint as JSON text."""
+
+    __repr__ = fields_repr
 
     run_id: str
     checkpoint_id: str
@@ -87,6 +90,8 @@ class CheckpointRecord:
 @attrs.frozen
 class CheckpointInfo:
     """One checkpoint of a run, as ``list_checkpoints`` reports it."""
+
+    __repr__ = fields_repr
 
     run_id: str
     checkpoint_id: str

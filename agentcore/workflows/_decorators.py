@@ -13,6 +13,7 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.workflows._context import WorkflowContext
 
 __all__ = [
@@ -36,6 +37,8 @@ MISSING: Any = object()
 @attrs.frozen
 class Explicit:
     """Types given to a decorator (explicit mode): annotations are not read."""
+
+    __repr__ = fields_repr
 
     input: Any = MISSING
     output: Any = MISSING
@@ -113,6 +116,8 @@ def response_handler(
 @attrs.frozen
 class FunctionExecutor:
     """A function as an executor (what ``@executor`` returns). Calling it calls the function."""
+
+    __repr__ = fields_repr
 
     id: str
     fn: Callable[..., Any]

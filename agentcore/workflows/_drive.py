@@ -18,7 +18,7 @@ from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._runner import Runner
 from agentcore.workflows.protocols import SupportsRunClaims
 
-__all__ = ["claimed", "drive", "final_of", "open_live", "step_once", "stream_source"]
+__all__ = ["claimed", "drive", "final_of", "open_live", "stream_source"]
 
 LIVE_BUFFER = 256
 """Events an ``open_run`` channel holds before a slow consumer slows the run."""
@@ -26,17 +26,12 @@ LIVE_BUFFER = 256
 
 @asynccontextmanager
 async def saving(runner: Runner) -> AsyncGenerator[None, None]:
-    """Around a superstep: a failure saves the failed checkpoint, a cancellation a
-    cancelled one (both shielded), so the run stays resumable from the store; a
-    superstep that committed renews the run's claim."""
+    """Around a live superstep: saved, and the claim renewed, as :meth:`Runner.step`
+    does for its own."""
     try:
         yield
-    except RunFailure as failure:
-        await runner.save(failure.checkpoint)
-        raise
-    except anyio.get_cancelled_exc_class():
-        if runner.store is not None:
-            await runner.save(runner.checkpoint("cancelled"))
+    except BaseException as error:
+        await runner.interrupted(error)
         raise
     if runner.claim is not None:
         await runner.claim.renew()
@@ -68,17 +63,11 @@ async def release(runner: Runner) -> None:
         await runner.claim.release()
 
 
-async def step_once(runner: Runner) -> None:
-    """One superstep, saved as :func:`saving` says."""
-    async with saving(runner):
-        await runner.step()
-
-
 async def drive(setup: Runner | Awaitable[Runner]) -> WorkflowRunResult[Any]:
     runner = setup if isinstance(setup, Runner) else await setup
     try:
         while runner.has_work:
-            await step_once(runner)
+            await runner.step()
         return await runner.finish()
     except RunFailure as failure:
         raise failure.error from failure.error.__cause__
@@ -103,7 +92,7 @@ async def stream_source(
             try:
                 live = live_invocation(runner)
                 if live is None:
-                    await step_once(runner)
+                    await runner.step()
                 else:  # one invocation with a streaming form: its updates as they come
                     async with saving(runner), aclosing(live_step(runner, *live)) as updates:
                         async for update in updates:
@@ -174,7 +163,7 @@ async def open_live(
                     await flush()
                     if not runner.has_work:
                         break
-                    await step_once(runner)
+                    await runner.step()
                 await runner.finish()
                 await flush()
             except RunFailure as exc:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.workflows._events import DeliveryStatus, EdgeGroupKind
 
 __all__ = ["Case", "Default", "Group", "RoutingError", "decide"]
@@ -22,6 +23,8 @@ __all__ = ["Case", "Default", "Group", "RoutingError", "decide"]
 class Case:
     """A switch case: a predicate of the message, or a class the message must be."""
 
+    __repr__ = fields_repr
+
     when: Callable[[Any], bool] | type[Any]
     target: object
 
@@ -29,6 +32,8 @@ class Case:
 @attrs.frozen
 class Default:
     """The switch's fallback target."""
+
+    __repr__ = fields_repr
 
     target: object
 
@@ -47,6 +52,8 @@ class Group:
     """A built edge group. ``conditions`` align with ``targets``: ``None`` (none), a
     class (typed) or a predicate; a switch's ``Default`` is the last target with
     ``None``."""
+
+    __repr__ = fields_repr
 
     id: str
     kind: EdgeGroupKind

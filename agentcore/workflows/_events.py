@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, get_origin
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.serialization import converter, unstructure
 from agentcore.workflows._codec import type_key
 from agentcore.workflows._requests import PendingRequest
@@ -88,6 +89,8 @@ EdgeGroupKind: TypeAlias = Literal["direct", "conditional", "fan_out", "select",
 class ErrorInfo:
     """An error, described without the exception object."""
 
+    __repr__ = fields_repr
+
     error_type: str
     message: str
     executor_id: str | None = None
@@ -102,6 +105,8 @@ class ErrorInfo:
 class RunStarted:
     """The first event of every ``run()`` call."""
 
+    __repr__ = fields_repr
+
     run_id: str
     workflow: str
     resumed_from: str | None = None
@@ -111,6 +116,8 @@ class RunStarted:
 
 @attrs.frozen
 class SuperstepStarted:
+    __repr__ = fields_repr
+
     superstep: int
     invocations: int
     type: ClassVar[Literal["superstep_started"]] = "superstep_started"
@@ -120,6 +127,8 @@ class SuperstepStarted:
 @attrs.frozen
 class ExecutorInvoked:
     """A handler is about to run on one message (or one fan-in tuple)."""
+
+    __repr__ = fields_repr
 
     executor_id: str
     superstep: int
@@ -135,6 +144,8 @@ class ExecutorReplayed:
     checkpoint's saved effects instead of running its handler again (in place of
     :class:`ExecutorInvoked`)."""
 
+    __repr__ = fields_repr
+
     executor_id: str
     superstep: int
     ordinal: int
@@ -146,6 +157,8 @@ class ExecutorReplayed:
 @attrs.frozen
 class ExecutorCompleted:
     """A handler returned; counts of what it staged."""
+
+    __repr__ = fields_repr
 
     executor_id: str
     superstep: int
@@ -159,6 +172,8 @@ class ExecutorCompleted:
 
 @attrs.frozen
 class ExecutorFailed:
+    __repr__ = fields_repr
+
     executor_id: str
     superstep: int
     ordinal: int
@@ -171,6 +186,8 @@ class ExecutorFailed:
 class ExecutorEvent:
     """What a handler emitted with ``ctx.emit(data, name=...)``."""
 
+    __repr__ = fields_repr
+
     executor_id: str
     name: str
     data: Any
@@ -181,6 +198,8 @@ class ExecutorEvent:
 @attrs.frozen
 class WorkflowOutput:
     """A final output was committed."""
+
+    __repr__ = fields_repr
 
     executor_id: str
     data: Any
@@ -193,6 +212,8 @@ class WorkflowOutput:
 class IntermediateOutput:
     """A yield of an executor that is not among the workflow's output executors."""
 
+    __repr__ = fields_repr
+
     executor_id: str
     data: Any
     superstep: int
@@ -204,6 +225,8 @@ class IntermediateOutput:
 class RequestInfo:
     """A request was committed; the run will pause on it."""
 
+    __repr__ = fields_repr
+
     request: PendingRequest[Any, Any]
     type: ClassVar[Literal["request_info"]] = "request_info"
     source: ClassVar[EventSource] = "framework"
@@ -211,6 +234,8 @@ class RequestInfo:
 
 @attrs.frozen
 class RequestCancelled:
+    __repr__ = fields_repr
+
     request_id: str
     executor_id: str
     reason: str
@@ -221,6 +246,8 @@ class RequestCancelled:
 @attrs.frozen
 class EdgeDelivery:
     """One routing decision (only with ``verbose_events=True``)."""
+
+    __repr__ = fields_repr
 
     superstep: int
     group_id: str
@@ -237,12 +264,16 @@ class EdgeDelivery:
 class DeliveryRecord:
     """What ``on_delivery`` observers receive: an :class:`EdgeDelivery` plus the message."""
 
+    __repr__ = fields_repr
+
     delivery: EdgeDelivery
     message: Any
 
 
 @attrs.frozen
 class SuperstepCompleted:
+    __repr__ = fields_repr
+
     superstep: int
     delivered: int
     dropped: int
@@ -254,6 +285,8 @@ class SuperstepCompleted:
 class SuperstepAborted:
     """Nothing of this superstep was committed (outputs streamed from it do not count)."""
 
+    __repr__ = fields_repr
+
     superstep: int
     reason: Literal["failed", "cancelled", "limit"]
     type: ClassVar[Literal["superstep_aborted"]] = "superstep_aborted"
@@ -262,6 +295,8 @@ class SuperstepAborted:
 
 @attrs.frozen
 class RunPaused:
+    __repr__ = fields_repr
+
     run_id: str
     request_ids: tuple[str, ...]
     checkpoint_id: str | None
@@ -271,6 +306,8 @@ class RunPaused:
 
 @attrs.frozen
 class RunCompleted:
+    __repr__ = fields_repr
+
     run_id: str
     supersteps: int
     checkpoint_id: str | None = None
@@ -280,6 +317,8 @@ class RunCompleted:
 
 @attrs.frozen
 class RunFailed:
+    __repr__ = fields_repr
+
     run_id: str
     error: ErrorInfo
     checkpoint_id: str | None
@@ -290,6 +329,8 @@ class RunFailed:
 @attrs.frozen
 class WorkflowWarning:
     """An engine warning: a message no edge took (a dead letter)."""
+
+    __repr__ = fields_repr
 
     message: str
     executor_id: str | None = None

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._edges import Group
 from agentcore.workflows._spec import ExecutorSpec
@@ -26,6 +27,8 @@ def _retryable(error: BaseException) -> bool:
 @attrs.frozen
 class RetryPolicy:
     """How a failing invocation is retried (no retry unless a node has a policy)."""
+
+    __repr__ = fields_repr
 
     max_attempts: int = 3
     initial_delay: float = 0.5
@@ -48,6 +51,8 @@ Route = tuple[tuple[Group, tuple[bool, ...]], ...]
 
 @attrs.frozen
 class SharedKey:
+    __repr__ = fields_repr
+
     initial: Any
     merge: Callable[[Any, Any], Any] | None
 
@@ -55,6 +60,8 @@ class SharedKey:
 @attrs.frozen
 class Node:
     """One executor in a built workflow."""
+
+    __repr__ = fields_repr
 
     id: str
     index: int
@@ -74,6 +81,8 @@ class Node:
 class FanIn:
     """A fan-in group with its region: the executors that can still feed it."""
 
+    __repr__ = fields_repr
+
     group: Group
     target: str
     region: frozenset[str]
@@ -82,6 +91,8 @@ class FanIn:
 
 @attrs.frozen
 class Graph:
+    __repr__ = fields_repr
+
     name: str
     version: str | None
     description: str | None

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Final
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._types.contents import FunctionCallContent, FunctionResultContent
 from agentcore.errors import RunStateError
 from agentcore.serialization import unstructure
@@ -23,6 +24,8 @@ REQUEST_INFO_TOOL_NAME: Final = "request_info"
 class RequestInfoArguments:
     """The arguments of the ``request_info`` call a workflow agent returns for a pending
     request; JSON both ways."""
+
+    __repr__ = fields_repr
 
     request_id: str
     executor_id: str

@@ -6,6 +6,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.serialization import structure, unstructure
 from agentcore.workflows._typeexpr import describe, matches, runtime_class
 
@@ -39,6 +40,8 @@ def check_response_value(value: object, response_type: Any, request_id: str) -> 
 class WorkflowResponse(Generic[RespT]):
     """An answer to a pending request, made by :meth:`PendingRequest.create_response`."""
 
+    __repr__ = fields_repr
+
     request_id: str
     data: RespT
     path: tuple[str, ...] = ()
@@ -47,6 +50,8 @@ class WorkflowResponse(Generic[RespT]):
 @attrs.frozen
 class PendingRequest(Generic[ReqT, RespT]):
     """A question a run is waiting on. Answer it with :meth:`create_response`."""
+
+    __repr__ = fields_repr
 
     id: str
     executor_id: str

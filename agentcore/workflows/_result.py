@@ -6,6 +6,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._events import WorkflowEvent
@@ -25,6 +26,8 @@ class WorkflowRunResult(Generic[OutT]):
     state after this call, to answer requests or continue the run later; ``usage``
     what its agents spent (``ctx.add_usage``).
     """
+
+    __repr__ = fields_repr
 
     run_id: str
     status: Literal["completed", "paused"]
@@ -55,6 +58,8 @@ class WorkflowRunResult(Generic[OutT]):
 @attrs.frozen
 class RunSnapshot:
     """A stored run as ``Workflow.inspect`` reports it."""
+
+    __repr__ = fields_repr
 
     run_id: str
     status: RunStatus

@@ -10,15 +10,14 @@ decision), fan-in groups. Nothing depends on which task finished first.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from agentcore._concurrency import gather_in_order
-from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared
+from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared, route
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._durability import (
@@ -30,7 +29,6 @@ from agentcore.workflows._durability import (
     save,
     save_pending_write,
 )
-from agentcore.workflows._edges import RoutingError, decide
 from agentcore.workflows._events import (
     DeliveryRecord,
     EdgeDelivery,
@@ -66,11 +64,17 @@ from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
 
 __all__ = ["Runner"]
 
-_log = logging.getLogger("agentcore.workflows.observers")
+if TYPE_CHECKING:
+    import logging
 
-_UNCONDITIONAL = frozenset({"direct", "fan_out"})
-"""Edge groups that deliver to every target that accepts the type (what ``decide``
-answers for them when no target is named)."""
+
+def _log() -> logging.Logger:
+    """Where a failing delivery observer is logged. ``logging`` (with ``traceback`` and
+    ``string``, about 4 ms) loads on the first failure, not with the workflows import."""
+    import logging
+
+    return logging.getLogger("agentcore.workflows.observers")
+
 
 
 class Runner:
@@ -80,6 +84,7 @@ class Runner:
         "_delivery_hooks",
         "_done",
         "_pending_writes",
+        "_recording",
         "_replayed",
         "_steps",
         "claim",
@@ -142,6 +147,8 @@ class Runner:
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
             hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
         ]
+        self._recording = verbose or bool(self._delivery_hooks)
+        """Whether routing decisions are recorded (verbose events or an observer)."""
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -154,13 +161,40 @@ class Runner:
         return bool(self.state.inbox)
 
     async def step(self) -> None:
-        """Run one superstep and commit it; on failure raise :class:`RunFailure`."""
-        contexts, superstep = self.begin()
+        """Run one superstep and commit it; on failure raise :class:`RunFailure` (the
+        failed checkpoint saved, as a cancelled one is on cancellation); a committed
+        superstep renews the run's claim."""
         try:
-            await self._run_invocations(self.state.inbox, superstep, contexts)
-        except Failed as failed:
-            raise self.failure(failed.node.id, failed.ordinal, superstep, failed.error) from None
-        await self.commit(contexts, superstep)
+            contexts, superstep = self.begin()
+            inbox = self.state.inbox
+            try:
+                if len(inbox) == 1:  # one invocation: inline in the caller's task (§3.5)
+                    env = inbox[0]
+                    node = self.graph.nodes[env.target]
+                    state = self.state.states.get(node.id)
+                    await self._invoke(node, env, 0, superstep, state, contexts)
+                else:
+                    await self._run_invocations(inbox, superstep, contexts)
+            except Failed as failed:
+                error = failed.error
+                raise self.failure(failed.node.id, failed.ordinal, superstep, error) from None
+            self.record(contexts, superstep)
+            if self.store is not None and self.durable:
+                await self.save(self.checkpoint("running"))
+        except BaseException as error:
+            await self.interrupted(error)
+            raise
+        if self.claim is not None:  # a superstep that committed renews the run's claim
+            await self.claim.renew()
+
+    async def interrupted(self, error: BaseException) -> None:
+        """After a superstep raised ``error``: a failure saves the failed checkpoint, a
+        cancellation a cancelled one (both shielded), so the run stays resumable from
+        the store. Anything else saves nothing."""
+        if isinstance(error, RunFailure):
+            await self.save(error.checkpoint)
+        elif isinstance(error, anyio.get_cancelled_exc_class()) and self.store is not None:
+            await self.save(self.checkpoint("cancelled"))
 
     def begin(self) -> tuple[list[Any], int]:
         """Start the next superstep: its number and one context slot per invocation,
@@ -181,6 +215,12 @@ class Runner:
         return contexts, superstep
 
     async def commit(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
+        """:meth:`record` the superstep, then save its checkpoint (with a store)."""
+        self.record(contexts, superstep, announced=announced)
+        if self.store is not None and self.durable:
+            await self.save(self.checkpoint("running"))
+
+    def record(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
         """Record the superstep's events and commit it at the barrier (``announced``:
         its start and its one invocation were already recorded, as a live step does)."""
         state = self.state
@@ -213,8 +253,6 @@ class Runner:
         self._done = None
         if state.finished:
             state.finished = {}
-        if self.store is not None and self.durable:
-            await self.save(self.checkpoint("running"))
 
     async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
         """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
@@ -268,11 +306,6 @@ class Runner:
     ) -> None:
         nodes = self.graph.nodes
         states = self.state.states
-        if len(inbox) == 1:
-            env = inbox[0]
-            node = nodes[env.target]
-            await self._invoke(node, env, 0, superstep, states.get(node.id), contexts)
-            return
         store: object = self.store  # a CheckpointStore that may also keep pending writes
         parent = self.parent_id
         if self.durable and isinstance(store, SupportsPendingWrites) and parent is not None:
@@ -448,77 +481,33 @@ class Runner:
         graph = self.graph
         nodes = graph.nodes
         events = self.events
-        keep = self.keep_events
-        recording = self.verbose or bool(self._delivery_hooks)
         deliveries: list[tuple[EdgeDelivery, Any]] = []
         next_inbox: list[Envelope] = []
         appended: dict[str, list[Buffered]] = {}
+        new_requests: list[PendingEntry] = []
         delivered = dropped = 0
         try:
             shared = merge_shared(contexts, graph, state.shared)
+            # one pass in ordinal order: routing, then the invocation's requests
             for ctx in contexts:
-                node = nodes[ctx.executor_id]
-                sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
-                for send_index, (message, declared, target) in enumerate(ctx._sends):
-                    key = (superstep, ctx.ordinal, send_index)
-                    taken = False
-                    for group, accepts in node.routes.get(declared, ()):
-                        if group.kind in _UNCONDITIONAL and target is None and not recording:
-                            # the common cases, decided without building a decision list
-                            for t, ok in zip(group.targets, accepts, strict=True):
-                                if ok:
-                                    next_inbox.append(Envelope(t, key, message, sent_by, declared))
-                                    taken = True
-                                    delivered += 1
-                                else:
-                                    dropped += 1
-                            continue
-                        try:
-                            decisions = decide(group, message, accepts, target)
-                        except RoutingError as exc:
-                            if recording:
-                                record = EdgeDelivery(
-                                    superstep,
-                                    group.id,
-                                    group.kind,
-                                    node.id,
-                                    ",".join(group.targets),
-                                    describe(declared),
-                                    "exception",
-                                )
-                                deliveries.append((record, message))
-                                self._notify(deliveries)
-                            raise Failed(node, ctx.ordinal, exc.error) from exc
-                        for t, status in decisions:
-                            if status == "delivered":
-                                next_inbox.append(Envelope(t, key, message, sent_by, declared))
-                                taken = True
-                                delivered += 1
-                            elif status == "buffered":
-                                appended.setdefault(group.id, []).append(
-                                    Buffered(node.id, key, message, declared)
-                                )
-                                taken = True
-                            else:
-                                dropped += 1
-                            if recording:
-                                record = EdgeDelivery(
-                                    superstep,
-                                    group.id,
-                                    group.kind,
-                                    node.id,
-                                    t,
-                                    describe(declared),
-                                    status,
-                                )
-                                deliveries.append((record, message))
-                    if not taken:
-                        self._dead_letter(node, ctx.ordinal, declared, events)
-            pending = state.pending
-            new_requests: list[PendingEntry] = []
-            for ctx in contexts:
-                for n, (request, context) in enumerate(ctx._requests):
-                    new_requests.append(PendingEntry(request, (superstep, ctx.ordinal, n), context))
+                if ctx._sends:
+                    counts = route(
+                        ctx,
+                        nodes[ctx.executor_id],
+                        superstep,
+                        self._recording,
+                        next_inbox,
+                        appended,
+                        deliveries,
+                        self._notify,
+                        self._dead_letter,
+                    )
+                    delivered += counts[0]
+                    dropped += counts[1]
+                if ctx._requests:
+                    ordinal = ctx.ordinal
+                    for n, (request, context) in enumerate(ctx._requests):
+                        new_requests.append(PendingEntry(request, (superstep, ordinal, n), context))
             buffers = (
                 {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
                 if appended
@@ -548,17 +537,18 @@ class Runner:
                 error.checkpoint,
             ) from None
         # Nothing below can fail: the superstep is committed.
+        output_events = self.keep_events or self.streaming
         for ctx in contexts:
             if ctx._outputs:
                 if nodes[ctx.executor_id].is_output:
                     self.outputs.extend(ctx._outputs)
-                    if keep or self.streaming:
+                    if output_events:
                         events.extend(
                             WorkflowOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
                         )
                 else:
                     self.intermediate.extend(ctx._outputs)
-                    if keep or self.streaming:
+                    if output_events:
                         events.extend(
                             IntermediateOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
                         )
@@ -567,7 +557,7 @@ class Runner:
             if ctx._usage is not None:
                 state.usage = ctx._usage if state.usage is None else state.usage + ctx._usage
         for entry in new_requests:
-            pending[entry.request.id] = entry
+            state.pending[entry.request.id] = entry
             events.append(RequestInfo(entry.request))
         if shared is not None:
             state.shared = shared
@@ -577,9 +567,9 @@ class Runner:
         state.superstep = superstep
         if deliveries:
             self._notify(deliveries)
-            if self.verbose and (keep or self.streaming):
+            if self.verbose and output_events:
                 events.extend(record for record, _ in deliveries)
-        if keep:
+        if self.keep_events:
             events.append(SuperstepCompleted(superstep, delivered, dropped))
 
     def _notify(self, deliveries: Sequence[tuple[EdgeDelivery, Any]]) -> None:
@@ -588,11 +578,9 @@ class Runner:
                 try:
                     hook(DeliveryRecord(record, message))
                 except Exception:  # an observer never breaks a run: logged and swallowed
-                    _log.exception("workflow observer on_delivery failed")
+                    _log().exception("workflow observer on_delivery failed")
 
-    def _dead_letter(
-        self, node: Node, ordinal: int, declared: Any, events: list[WorkflowEvent]
-    ) -> None:
+    def _dead_letter(self, node: Node, ordinal: int, declared: Any) -> None:
         mode = self.graph.dead_letters
         if mode == "ignore":
             return
@@ -602,4 +590,4 @@ class Runner:
         )
         if mode == "error":
             raise Failed(node, ordinal, WorkflowTypeError(text))
-        events.append(WorkflowWarning(text, node.id))
+        self.events.append(WorkflowWarning(text, node.id))

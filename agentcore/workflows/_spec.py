@@ -23,6 +23,7 @@ from typing import Any, cast, get_args, get_origin
 import anyio.to_thread
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import (
     HANDLER_MARK,
@@ -68,6 +69,8 @@ Call = Callable[[Any, Any], Awaitable[Any]]
 @attrs.frozen
 class HandlerSpec:
     """One message handler: what it accepts, sends and yields, and how to call it."""
+
+    __repr__ = fields_repr
 
     name: str
     call: Call = attrs.field(repr=False)
@@ -128,6 +131,8 @@ class HandlerSpec:
 class ResponseSpec:
     """One response handler, for answers of type ``response`` to requests of type ``request``."""
 
+    __repr__ = fields_repr
+
     name: str
     call: Callable[[Any, Any, Any], Awaitable[Any]] = attrs.field(repr=False)
     request: Any
@@ -142,6 +147,8 @@ def _value_dependent(tp: Any) -> bool:
 @attrs.frozen
 class ExecutorSpec:
     """What the builder knows about one executor, read once."""
+
+    __repr__ = fields_repr
 
     id: str
     obj: object = attrs.field(repr=False)

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 from agentcore.workflows._ids import RANDOM_IDS, RunCall
 from agentcore.workflows._requests import PendingRequest
@@ -51,6 +52,8 @@ class Envelope:
 class PendingEntry:
     """A pending request with what only the engine sees: its order key and context."""
 
+    __repr__ = fields_repr
+
     request: PendingRequest[Any, Any]
     key: Key
     context: Any = None
@@ -59,6 +62,8 @@ class PendingEntry:
 @attrs.frozen
 class Buffered:
     """A message held by a fan-in group."""
+
+    __repr__ = fields_repr
 
     source: str
     key: Key
@@ -74,6 +79,8 @@ class Finished:
     resume that recomputes the same invocation (same ordinal, executor and message
     key) replays these effects instead of calling the handler again.
     """
+
+    __repr__ = fields_repr
 
     executor_id: str
     key: Key
@@ -97,6 +104,8 @@ def _no_finished() -> dict[int, Finished]:
 @attrs.frozen
 class FrozenState:
     """An immutable copy of a run's data (what a checkpoint holds)."""
+
+    __repr__ = fields_repr
 
     run_id: str
     superstep: int

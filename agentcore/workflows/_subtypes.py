@@ -6,6 +6,7 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.workflows._requests import PendingRequest, check_response_value
 
 __all__ = ["ChildRuns", "SubWorkflowRequest", "SubWorkflowResponse"]
@@ -18,6 +19,8 @@ RespT = TypeVar("RespT")
 class SubWorkflowResponse(Generic[RespT]):
     """The parent's answer to a child's request, addressed to the sub-workflow node."""
 
+    __repr__ = fields_repr
+
     request_id: str
     executor_id: str
     child_run_id: str
@@ -27,6 +30,8 @@ class SubWorkflowResponse(Generic[RespT]):
 @attrs.frozen
 class SubWorkflowRequest(Generic[ReqT, RespT]):
     """A child workflow's request, sent from its node along the parent's edges."""
+
+    __repr__ = fields_repr
 
     request: PendingRequest[ReqT, RespT]
     executor_id: str
@@ -41,5 +46,7 @@ class SubWorkflowRequest(Generic[ReqT, RespT]):
 @attrs.frozen
 class ChildRuns:
     """A sub-workflow node's paused child runs: (child run id, checkpoint JSON) pairs."""
+
+    __repr__ = fields_repr
 
     runs: tuple[tuple[str, str], ...] = ()

@@ -7,6 +7,7 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
+from agentcore._repr import fields_repr
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._state import FrozenState
 
@@ -28,6 +29,8 @@ class WorkflowCheckpoint:
     ``agentcore.serialization.to_json`` and read it back with ``workflow.restore(text)``:
     only a definition knows the stored types.
     """
+
+    __repr__ = fields_repr
 
     run_id: str
     checkpoint_id: str

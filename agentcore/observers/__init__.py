@@ -6,19 +6,28 @@ An observer is any object with some of the methods ``on_run_start``,
 frozen event. Observers cannot change the run; an exception raised by one is
 logged on the ``agentcore.observers`` logger and swallowed. Use middleware when
 you need to influence behaviour.
+
+The event classes (``_events.py``) load on first use: a run without observers
+never builds one, so ``import agentcore`` does not pay for them.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping, Sequence
-from collections.abc import Set as AbstractSet
-from types import MappingProxyType
-from typing import Any, cast
-
-import attrs
+from typing import TYPE_CHECKING, Any
 
 from agentcore._types.messages import Message
+
+if TYPE_CHECKING:
+    from agentcore.observers._events import (
+        ModelCallEnded,
+        ModelCallStarted,
+        RunEnded,
+        RunStarted,
+        ToolCallEnded,
+        ToolCallStarted,
+    )
 
 __all__ = [
     "ModelCallEnded",
@@ -30,95 +39,21 @@ __all__ = [
     "ToolCallStarted",
 ]
 
+_EVENTS = frozenset(__all__) - {"ObserverSet"}
 
-def _frozen(value: Any) -> Any:
-    """A read-only copy of plain containers (dicts, lists, sets), recursively.
 
-    Events must not hand an observer the live objects of the run: a dict of
-    arguments changed by an observer would change what the tool receives.
-    """
-    if isinstance(value, Mapping):
-        items = cast("Mapping[str, Any]", value)
-        return MappingProxyType({k: _frozen(v) for k, v in items.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(_frozen(v) for v in cast("Sequence[Any]", value))
-    if isinstance(value, (set, frozenset)):
-        return frozenset(_frozen(v) for v in cast("AbstractSet[Any]", value))
+def __getattr__(name: str) -> Any:
+    if name not in _EVENTS:
+        raise AttributeError(f"module 'agentcore.observers' has no attribute {name!r}")
+    from agentcore.observers import _events
+
+    value = getattr(_events, name)
+    globals()[name] = value
     return value
 
 
-def _frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
-    frozen: Mapping[str, Any] = _frozen(value)
-    return frozen
-
-
-def _messages(value: Sequence[Message]) -> tuple[Message, ...]:
-    return tuple(value)
-
-
-@attrs.frozen
-class RunStarted:
-    """An agent run began; ``messages`` are its input."""
-
-    run_id: str
-    agent_name: str | None
-    messages: tuple[Message, ...] = attrs.field(converter=_messages)
-
-
-@attrs.frozen
-class RunEnded:
-    """An agent run ended with ``response`` (an ``AgentResponse``) or ``error``.
-
-    In a streaming run it is sent when the stream is exhausted.
-    """
-
-    run_id: str
-    agent_name: str | None
-    response: Any = None
-    error: BaseException | None = None
-
-
-@attrs.frozen
-class ModelCallStarted:
-    """The tool loop is about to call the model with the run's transcript.
-
-    ``messages`` and ``options`` are what the loop hands to the chat middleware
-    (which may still change them for the call).
-    """
-
-    run_id: str
-    messages: tuple[Message, ...] = attrs.field(converter=_messages)
-    options: Mapping[str, Any] = attrs.field(converter=_frozen_mapping)
-
-
-@attrs.frozen
-class ModelCallEnded:
-    """A model call returned ``response`` (a ``ChatResponse``, after chat middleware)."""
-
-    run_id: str
-    response: Any = None
-    error: BaseException | None = None
-
-
-@attrs.frozen
-class ToolCallStarted:
-    """A tool is about to run with its validated ``arguments``."""
-
-    run_id: str
-    call_id: str
-    name: str
-    arguments: Mapping[str, Any] = attrs.field(converter=_frozen_mapping)
-
-
-@attrs.frozen
-class ToolCallEnded:
-    """A tool call ended: ``result`` is what the model will see; ``error`` names a failure."""
-
-    run_id: str
-    call_id: str
-    name: str
-    result: Any = attrs.field(converter=_frozen)  # pyright: ignore[reportUnknownVariableType]  # attrs cannot infer a converter's type
-    error: str | None = None
+def __dir__() -> list[str]:
+    return sorted(__all__)
 
 
 class ObserverSet(tuple[object, ...]):
@@ -138,6 +73,8 @@ class ObserverSet(tuple[object, ...]):
     async def run_started(
         self, run_id: str, agent_name: str | None, messages: Sequence[Message]
     ) -> None:
+        from agentcore.observers._events import RunStarted
+
         await self.notify("on_run_start", RunStarted(run_id, agent_name, tuple(messages)))
 
     async def run_ended(
@@ -148,25 +85,35 @@ class ObserverSet(tuple[object, ...]):
         *,
         error: BaseException | None = None,
     ) -> None:
+        from agentcore.observers._events import RunEnded
+
         await self.notify("on_run_end", RunEnded(run_id, agent_name, response, error))
 
     async def model_call_started(
         self, run_id: str, messages: Sequence[Message], options: Mapping[str, Any]
     ) -> None:
+        from agentcore.observers._events import ModelCallStarted
+
         event = ModelCallStarted(run_id, tuple(messages), dict(options))
         await self.notify("on_model_call_start", event)
 
     async def model_call_ended(self, run_id: str, response: Any) -> None:
+        from agentcore.observers._events import ModelCallEnded
+
         await self.notify("on_model_call_end", ModelCallEnded(run_id, response))
 
     async def tool_call_started(
         self, run_id: str, call_id: str, name: str, arguments: Mapping[str, Any]
     ) -> None:
+        from agentcore.observers._events import ToolCallStarted
+
         await self.notify("on_tool_call_start", ToolCallStarted(run_id, call_id, name, arguments))
 
     async def tool_call_ended(
         self, run_id: str, call_id: str, name: str, result: Any, error: str | None
     ) -> None:
+        from agentcore.observers._events import ToolCallEnded
+
         event = ToolCallEnded(run_id, call_id, name, result, error)
         await self.notify("on_tool_call_end", event)
 
