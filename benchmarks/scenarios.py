@@ -321,5 +321,6 @@ def workflows_import_time(repeats: int) -> Result:
         _best_import_us("import agentcore.workflows", repeats, after="import agentcore"),
         _best_import_us("import cattrs", repeats, after="import agentcore"),
         15_000.0,
-        note="floor: cattrs after agentcore (checkpoints encode with it)",
+        # cattrs is not part of this import: it loads with the first checkpoint or JSON write
+        note="beside it: cattrs after agentcore, which loads with the first checkpoint",
     )
