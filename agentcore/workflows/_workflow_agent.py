@@ -284,7 +284,8 @@ class WorkflowAgent:
                 )
             checkpoint = self._workflow.restore(saved)
             return checkpoint.run_id, checkpoint
-        run_id = saved.get("run_id") if isinstance(saved, dict) else None
+        held = cast("dict[str, object]", saved) if isinstance(saved, dict) else {}
+        run_id = held.get("run_id")
         if not isinstance(run_id, str):
             raise RunStateError(
                 "this session holds its workflow run as a checkpoint, not a run id in a "
