@@ -76,7 +76,6 @@ def _log() -> logging.Logger:
     return logging.getLogger("agentcore.workflows.observers")
 
 
-
 class Runner:
     """Drives one ``run()`` call over a :class:`RunState`."""
 
