@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 import attrs
+from typing_extensions import TypeIs
 
 from agentcore.errors import RunStateError
 from agentcore.workflows._checkpoint import (
@@ -55,10 +56,36 @@ __all__ = [
     "checkpoint_of",
     "convergence_failure",
     "executor_failure",
+    "has_pending_writes",
+    "has_run_claims",
     "save",
     "save_pending_write",
     "with_pending_writes",
 ]
+
+
+def _provides(store: object, members: tuple[str, ...], protocol: type[Any]) -> bool:
+    """``isinstance(store, protocol)``, cheap when the store's class defines the
+    protocol's methods: on Python 3.11 every ``isinstance`` against a runtime-checkable
+    protocol collects the protocol's members anew (10-25 µs, paid once per run even
+    without a store). Anything else (an instance attribute, ``__getattr__``) still
+    gets the full check."""
+    if store is None:
+        return False
+    cls = type(store)
+    if all(getattr(cls, name, None) is not None for name in members):
+        return True
+    return isinstance(store, protocol)
+
+
+def has_run_claims(store: object) -> TypeIs[SupportsRunClaims]:
+    """Whether ``store`` can claim runs (:class:`SupportsRunClaims`)."""
+    return _provides(store, ("claim", "release"), SupportsRunClaims)
+
+
+def has_pending_writes(store: object) -> TypeIs[SupportsPendingWrites]:
+    """Whether ``store`` keeps pending writes (:class:`SupportsPendingWrites`)."""
+    return _provides(store, ("save_pending_write", "load_pending_writes"), SupportsPendingWrites)
 
 
 class RunFailure(Exception):
@@ -205,7 +232,7 @@ async def with_pending_writes(
     """``checkpoint`` with the pending writes ``store`` keeps under it (those it holds
     itself win); a write this definition cannot read is left out, so it runs again."""
     state = checkpoint.state
-    if not isinstance(store, SupportsPendingWrites) or state is None:
+    if not has_pending_writes(store) or state is None:
         return checkpoint
     payloads = await store.load_pending_writes(checkpoint.run_id, checkpoint.checkpoint_id)
     if not payloads:
