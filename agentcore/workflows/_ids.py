@@ -120,25 +120,40 @@ NO_DEPS: Any = type("_NoDeps", (), {"__repr__": lambda self: "<no deps>"})()
 
 class RunCall:
     """What one ``run()`` call gives its run besides the messages: its id source (the
-    ids of the call come from here) and its ``deps`` (never saved)."""
+    ids of the call come from here) and its ``deps`` (never saved).
 
-    __slots__ = ("_salt", "deps", "source")
+    With the default source the call's random bytes come from one ``os.urandom`` call
+    per 32 bytes (a run id, the salt and a few checkpoint ids), split in draw order:
+    each ``os.urandom`` is a system call. The bytes belong to this call alone, so a
+    forked process never repeats them."""
+
+    __slots__ = ("_pool", "_salt", "deps", "source")
 
     def __init__(self, source: IdSource, deps: Any = NO_DEPS) -> None:
         self.source = source
         self.deps = deps
         self._salt: str | None = None
+        self._pool = b""
+
+    def _token(self, nbytes: int) -> str:
+        if type(self.source) is not RandomIds:
+            return self.source.token(nbytes)
+        pool = self._pool
+        if len(pool) < nbytes:
+            pool = os.urandom(max(32, nbytes))
+        self._pool = pool[nbytes:]
+        return pool[:nbytes].hex()
 
     def run_id(self) -> str:
-        return f"wfr_{self.source.token(16)}"
+        return f"wfr_{self._token(16)}"
 
     def checkpoint_id(self, superstep: int) -> str:
-        return f"ck_{superstep:06d}_{self.source.token(3)}"
+        return f"ck_{superstep:06d}_{self._token(3)}"
 
     def for_invocation(self, run_id: str, superstep: int, ordinal: int) -> InvocationIds:
         """A source for the ids one invocation makes (see the module docs)."""
         if self._salt is None:
-            self._salt = self.source.token(8)
+            self._salt = self._token(8)
         return InvocationIds(f"{self._salt}/{run_id}/{superstep}.{ordinal}")
 
 
