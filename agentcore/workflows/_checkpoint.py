@@ -74,17 +74,18 @@ class CheckpointRecord:
             checkpoint.workflow_version,
             checkpoint.created_at,
             CHECKPOINT_FORMAT,
-            json.dumps(
+            _ENCODER.encode(
                 {
                     "schema_version": SCHEMA_VERSION,
                     "kind": "WorkflowCheckpoint",
                     "data": _unstructure(checkpoint),
-                },
-                ensure_ascii=False,
-                allow_nan=False,
-                separators=(",", ":"),
+                }
             ),
         )
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+"""``json.dumps`` with these options builds an encoder per call; a record reuses one."""
 
 
 @attrs.frozen
