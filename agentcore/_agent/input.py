@@ -60,8 +60,9 @@ def normalize_input(value: Any) -> list[Message]:
 
 def split_decisions(
     messages: list[Message],
-) -> tuple[list[Message], list[FunctionApprovalResponseContent | UserInputResponseContent]]:
-    """The input without approval decisions and answers, and those it carried."""
+) -> tuple[list[Message], Sequence[FunctionApprovalResponseContent | UserInputResponseContent]]:
+    """The input without approval decisions and answers, and those it carried (an
+    empty tuple, shared, when it carried none: the run keeps it while in flight)."""
     decisions: list[FunctionApprovalResponseContent | UserInputResponseContent] = [
         c
         for m in messages
@@ -69,5 +70,5 @@ def split_decisions(
         if isinstance(c, (FunctionApprovalResponseContent, UserInputResponseContent))
     ]
     if not decisions:
-        return messages, []
+        return messages, ()
     return history_view(messages), decisions

@@ -28,7 +28,7 @@ from agentcore._agent.input_checks import (
 from agentcore._agent.stream import StreamRecord, reading, stream_finalizer
 from agentcore._fastpaths import agent_response
 from agentcore._loop.config import FunctionInvocationConfiguration
-from agentcore._loop.loop import run_tool_loop
+from agentcore._loop.loop import run_quietly, run_tool_loop
 from agentcore._loop.state import LoopState, ToolIndex
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
@@ -272,8 +272,7 @@ class AgentRun:
             await turns.enter(session_id)  # runs of one session take turns
         try:
             await self.prepare()
-            async for _ in run_tool_loop(self.state):
-                pass  # pragma: no cover  # a non-streaming run yields nothing
+            await run_quietly(self.state)
             response = context.result = await self.commit()
         finally:
             if session_id is not None:

@@ -1,10 +1,11 @@
 """The tool-calling loop: model call, run the tools it asked for, call again.
 
 :class:`ToolLoop` wraps any chat client and is itself a chat client, so it works
-with or without an :class:`~agentcore.Agent`. One async generator drives both
-modes: in a streaming run it yields every update (model output, then the tool
-results) between model turns; otherwise it yields nothing and the response is
-assembled from what the loop produced. The history handed to the model is always
+with or without an :class:`~agentcore.Agent`. The loop's steps (:class:`LoopTurns`)
+serve both modes; two short drivers call them: :func:`run_tool_loop`, an async
+generator, yields every update of a streaming run (model output, then the tool
+results), and :func:`run_quietly`, a coroutine, runs it without streaming (the
+response is assembled from what the loop produced). The history handed to the model is always
 valid: every function call has its result before the next request.
 """
 
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
+    NO_NAMES,
     FunctionInvocationConfiguration,
     as_configuration,
     declared_only_names,
@@ -150,9 +152,30 @@ class ToolLoop:
 
 
 async def run_quietly(state: LoopState) -> None:
-    """Run the loop without streaming; what it produced stays in ``state``."""
-    async for _ in run_tool_loop(state):
-        pass  # pragma: no cover  # a non-streaming run yields nothing
+    """Run the loop without streaming; what it produced stays in ``state``.
+
+    A coroutine, not the streaming generator read to its end: an async generator
+    costs a non-streaming run about 5,000 instructions more (the event loop's
+    generator hooks, the final ``StopAsyncIteration``), and there is nothing to yield.
+    """
+    turns = LoopTurns(state)
+    if state.pending is not None and not await turns.resume(state.pending):
+        return
+    repair_history(state.transcript)
+    observers = state.observers
+    plain_calls = not observers and not state.pipelines.chat
+    while True:
+        options = turns.next_call_options()
+        if plain_calls:
+            # No chat middleware, no observers: await the client directly.
+            response = await state.client.get_response(state.transcript, options=options)
+        else:
+            response = await call_model(state, options)
+        calls = turns.take_response(response)
+        if observers:
+            await observers.model_call_ended(state.run.run_id, state.responses[-1])
+        if not calls or not await turns.run_calls(calls):
+            return
 
 
 async def run_to_end(state: LoopState) -> ChatResponse[None]:
@@ -174,179 +197,242 @@ def open_stream(state: LoopState) -> ResponseStream[ChatResponseUpdate, ChatResp
 
 
 async def run_tool_loop(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegate, None]:
-    """The loop itself; yields updates only in a streaming run.
+    """The loop as a stream: every update, model output and tool results.
 
     A model call's stream is delegated (``Delegate``): the stream reading the loop
-    delivers the model's updates itself, with no loop step per update.
+    delivers the model's updates itself, with no loop step per update. Everything
+    but reading the model and yielding is :class:`LoopTurns`, shared with
+    :func:`run_quietly`.
     """
-    config = state.config
-    options = state.options
-    tool_choice = options.get("tool_choice")
-    required = tool_choice == "required" or isinstance(tool_choice, Mapping)
-    error_batches = 0
-
+    turns = LoopTurns(state)
     if state.pending is not None:
-        resumed = await resume(state, state.pending)
+        going = await turns.resume(state.pending)
+        for update in turns.take_updates():
+            yield update
+        if not going:
+            return
+    repair_history(state.transcript)
+    observers = state.observers
+    while True:
+        options = turns.next_call_options()
+        stream = await open_model_stream(state, options)
+        async with stream:
+            if turns.final_call:
+                kept: list[ChatResponseUpdate] = []
+                async for update in final_answer_updates(stream, kept):
+                    yield update
+                response = ChatResponse.from_updates(kept)
+            else:
+                yield Delegate(stream)
+                response = await stream.get_final_response()
+        calls = turns.take_response(response)
+        if observers:
+            await observers.model_call_ended(state.run.run_id, state.responses[-1])
+        if not calls:
+            return
+        going = await turns.run_calls(calls)
+        for update in turns.take_updates():
+            yield update
+        if not going:
+            return
+
+
+class LoopTurns:
+    """The steps of one loop, in either mode: resume a paused batch, the options of
+    the next model call, and what follows a model's response (record it, pause for
+    approval, run the tools, decide whether to call again).
+
+    The two drivers (:func:`run_quietly`, :func:`run_tool_loop`) differ only in how
+    they call the model and in yielding the updates the steps leave (streaming only).
+    """
+
+    __slots__ = ("error_batches", "final_call", "iterations", "state", "updates")
+
+    def __init__(self, state: LoopState) -> None:
+        self.state = state
+        self.iterations = 0
+        self.error_batches = 0  # consecutive batches with a failed call
+        self.final_call = False  # whether the model call under way is the last one
+        # What the last step has for a streaming caller (made on the first; a run
+        # that does not stream never has any).
+        self.updates: list[ChatResponseUpdate] | None = None
+
+    def take_updates(self) -> Sequence[ChatResponseUpdate]:
+        """The updates the last step left for the stream (none unless streaming)."""
+        updates = self.updates
+        if updates is None:
+            return ()
+        self.updates = None
+        return updates
+
+    def _emit(self, update: ChatResponseUpdate) -> None:
+        """Leave ``update`` for a streaming caller."""
+        if self.updates is None:
+            self.updates = [update]
+        else:
+            self.updates.append(update)
+
+    async def resume(self, pending: PausedRun) -> bool:
+        """Resume the paused batch the state holds; whether the loop goes on to call
+        the model."""
+        state = self.state
+        resumed = await resume(state, pending)
         if resumed is None:
             if state.stream and state.paused is not None:
-                yield ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
-            return
+                self._emit(
+                    ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
+                )
+            return False
         calls, outcomes, left_to_caller = resumed
-        updates, done, errored = _finish_batch(
-            state, calls, outcomes, resumed_from=state.pending.calls
-        )
-        for update in updates:
-            yield update
+        done, errored = self._finish_batch(calls, outcomes, resumed_from=pending.calls)
         if done or left_to_caller:
-            return
-        error_batches = 1 if errored else 0
-    repair_history(state.transcript)
+            return False
+        self.error_batches = 1 if errored else 0
+        return True
 
-    # Worked out once per loop, not per turn.
-    policy = config.approval_policy
-    tools = state.function_tools
-    always_ask = state.always_ask
-    declared = declared_only_names(config)
-    observed = bool(state.observers)
-    plain_calls = not observed and not state.pipelines.chat
-    iterations = 0
-    while True:
-        final_call = (
-            iterations >= config.max_iterations
-            or error_batches >= config.max_consecutive_errors_per_request
+    def next_call_options(self) -> dict[str, Any]:
+        """The options of the next model call; the last call (a limit reached, see
+        ``final_call``) asks for an answer, no tool call."""
+        state = self.state
+        config = state.config
+        self.final_call = final_call = (
+            self.iterations >= config.max_iterations
+            or self.error_batches >= config.max_consecutive_errors_per_request
         )
-        call_options = options
         if final_call:
-            call_options = {**options, "tool_choice": "none"}
-        if state.stream:
-            stream = await open_model_stream(state, call_options)
-            async with stream:
-                if final_call:
-                    kept: list[ChatResponseUpdate] = []
-                    async for update in final_answer_updates(stream, kept):
-                        yield update
-                    response = ChatResponse.from_updates(kept)
-                else:
-                    yield Delegate(stream)
-                    response = await stream.get_final_response()
-        elif plain_calls:
-            # No chat middleware, no observers: await the client directly.
-            response = await state.client.get_response(state.transcript, options=call_options)
-        else:
-            response = await call_model(state, call_options)
+            return {**state.options, "tool_choice": "none"}
+        return state.options
+
+    def take_response(self, response: ChatResponse[Any]) -> list[FunctionCallContent] | None:
+        """Record the model's response; the calls it asked this loop to run, or
+        ``None`` when the loop ends here."""
+        state = self.state
+        final_call = self.final_call
         if response.finish_reason == "error":
             raise_reported_error(response)  # a failed call, never an answer
         if final_call and not state.stream:
-            response = final_answer(response)
-        iterations += 1
+            response = final_answer(response)  # a stream drops calls as they come
+        self.iterations += 1
         state.responses.append(response)
         state.transcript.extend(response.messages)
         state.produced.extend(response.messages)
-        if observed:
-            await state.observers.model_call_ended(state.run.run_id, response)
         calls = _function_calls(response)
         if (
             not calls
             or final_call
             or state.terminated
-            or not config.enabled
-            or call_options.get("tool_choice") == "none"
+            or not state.config.enabled
+            or state.options.get("tool_choice") == "none"
         ):
-            return
+            return None
+        return calls
 
-        waiting = (
-            [
-                c
-                for c in calls
-                if c.name in always_ask
-                or (policy is not None and c.name in tools and policy(c, tools[c.name]))
-            ]
-            if always_ask or policy is not None
-            else None
-        )
-        if waiting:
-            # Raised now, not on resume: a pause holding such a call could never end.
-            refuse_unknown_calls(state, calls)
-            run_id = state.run.run_id
-            approvals = [
-                FunctionApprovalRequestContent(c, request_id(run_id, c.call_id, "approval"))
-                for c in waiting
-            ]
-            state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
-            attach_requests(state, approvals)
-            if state.stream:
-                yield ChatResponseUpdate(contents=tuple(approvals), role="assistant")
-            return
-
+    async def run_calls(self, calls: list[FunctionCallContent]) -> bool:
+        """Pause for approval or run the calls; whether the loop calls the model again."""
+        state = self.state
+        config = state.config
+        may_ask = bool(state.always_ask) or config.approval_policy is not None
+        if may_ask and self._pause_for_approval(calls):
+            return False
+        declared = declared_only_names(config) if config.additional_tools else NO_NAMES
         declared_only = bool(declared) and any(c.name in declared for c in calls)
         if declared_only:
             # Calls to tools declared but not run here go back to the caller, pending.
             calls = [c for c in calls if c.name not in declared]
             if not calls:
-                return
-
+                return False
         outcomes = await run_batch(state, calls)
-        updates, done, errored = _finish_batch(state, calls, outcomes, resumed_from=None)
-        for update in updates:
-            yield update
-        if done or required or declared_only:
-            return
-        error_batches = error_batches + 1 if errored else 0
+        done, errored = self._finish_batch(calls, outcomes, resumed_from=None)
+        tool_choice = state.options.get("tool_choice")
+        if done or declared_only or tool_choice == "required" or isinstance(tool_choice, Mapping):
+            return False  # a required tool call is made once
+        self.error_batches = self.error_batches + 1 if errored else 0
+        return True
 
+    def _pause_for_approval(self, calls: list[FunctionCallContent]) -> bool:
+        """Pause the loop when a call needs approval (some tool always asks, or an
+        approval policy is set); whether it did."""
+        state = self.state
+        policy = state.config.approval_policy
+        always_ask = state.always_ask
+        tools = state.function_tools
+        waiting = [
+            c
+            for c in calls
+            if c.name in always_ask
+            or (policy is not None and c.name in tools and policy(c, tools[c.name]))
+        ]
+        if not waiting:
+            return False
+        # Raised now, not on resume: a pause holding such a call could never end.
+        refuse_unknown_calls(state, calls)
+        run_id = state.run.run_id
+        approvals = [
+            FunctionApprovalRequestContent(c, request_id(run_id, c.call_id, "approval"))
+            for c in waiting
+        ]
+        state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
+        attach_requests(state, approvals)
+        if state.stream:
+            self._emit(ChatResponseUpdate(contents=tuple(approvals), role="assistant"))
+        return True
 
-def _finish_batch(
-    state: LoopState,
-    calls: list[FunctionCallContent],
-    outcomes: list[Outcome],
-    *,
-    resumed_from: list[FunctionCallContent] | None,
-) -> tuple[list[ChatResponseUpdate], bool, bool]:
-    """What follows a batch of tool calls, run fresh or on resume (``resumed_from``: the
-    calls of the paused turn): pause for input, record the results, answer directly,
-    note a termination.
+    def _finish_batch(
+        self,
+        calls: list[FunctionCallContent],
+        outcomes: list[Outcome],
+        *,
+        resumed_from: list[FunctionCallContent] | None,
+    ) -> tuple[bool, bool]:
+        """What follows a batch of tool calls, run fresh or on resume (``resumed_from``:
+        the calls of the paused turn): pause for input, record the results, answer
+        directly, note a termination.
 
-    Returns the updates to stream (none unless streaming), whether the loop ends and
-    whether a call failed.
-    """
-    updates: list[ChatResponseUpdate] = []
-    stream = state.stream
-    prompted = errored = terminated = False
-    for outcome in outcomes:  # one pass: a batch is usually one to a few calls
-        prompted = prompted or outcome.prompt is not None
-        errored = errored or outcome.errored
-        terminated = terminated or outcome.terminated
-    if prompted:
-        turn = calls if resumed_from is None else resumed_from
-        requests = pause_for_input(state, turn, calls, outcomes, resumed=resumed_from is not None)
+        Returns whether the loop ends and whether a call failed; a streaming loop's
+        updates are left in ``updates``.
+        """
+        state = self.state
+        stream = state.stream
+        prompted = errored = terminated = False
+        for outcome in outcomes:  # one pass: a batch is usually one to a few calls
+            prompted = prompted or outcome.prompt is not None
+            errored = errored or outcome.errored
+            terminated = terminated or outcome.terminated
+        if prompted:
+            turn = calls if resumed_from is None else resumed_from
+            requests = pause_for_input(
+                state, turn, calls, outcomes, resumed=resumed_from is not None
+            )
+            if stream:
+                self._emit(ChatResponseUpdate(contents=tuple(requests), role="assistant"))
+            return True, errored
+        tool_message = Message("tool", tuple([o.content for o in outcomes]))
+        if resumed_from is None:
+            state.transcript.append(tool_message)
+        else:
+            # The results belong right after the paused turn's calls, before this run's
+            # input.
+            place_results(state, resumed_from, tool_message)
+            state.resumed = tool_message
+        state.produced.append(tool_message)
         if stream:
-            updates.append(ChatResponseUpdate(contents=tuple(requests), role="assistant"))
-        return updates, True, errored
-    tool_message = Message("tool", tuple([o.content for o in outcomes]))
-    if resumed_from is None:
-        state.transcript.append(tool_message)
-    else:
-        # The results belong right after the paused turn's calls, before this run's input.
-        place_results(state, resumed_from, tool_message)
-        state.resumed = tool_message
-    state.produced.append(tool_message)
-    if stream:
-        extra = _take_extra_usage(state)
-        tail = (UsageContent(extra),) if extra is not None else ()
-        updates.append(ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool"))
-    direct = (
-        _return_directly_answer(state, calls, outcomes)
-        if state.return_directly or state.direct_tools
-        else None
-    )
-    if direct is not None:
-        answer = Message("assistant", (TextContent(direct),))
-        state.transcript.append(answer)
-        state.produced.append(answer)
-        if stream:
-            updates.append(ChatResponseUpdate(contents=answer.contents, role="assistant"))
-        return updates, True, errored
-    state.terminated = terminated
-    return updates, terminated, errored
+            extra = _take_extra_usage(state)
+            tail = (UsageContent(extra),) if extra is not None else ()
+            self._emit(ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool"))
+        direct = (
+            _return_directly_answer(state, calls, outcomes)
+            if state.return_directly or state.direct_tools
+            else None
+        )
+        if direct is not None:
+            answer = Message("assistant", (TextContent(direct),))
+            state.transcript.append(answer)
+            state.produced.append(answer)
+            if stream:
+                self._emit(ChatResponseUpdate(contents=answer.contents, role="assistant"))
+            return True, errored
+        state.terminated = terminated
+        return terminated, errored
 
 
 def _take_extra_usage(state: LoopState) -> Usage | None:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import is_
 from typing import TYPE_CHECKING, Any, cast
 
 from agentcore._fastpaths import LoopSummary
@@ -181,7 +182,7 @@ class LoopState:
             produced = self.produced
             if (
                 len(produced) == len(only.messages)
-                and all(a is b for a, b in zip(produced, only.messages, strict=True))
+                and all(map(is_, produced, only.messages))
                 and only.value is None
             ):
                 return cast("ChatResponse[None]", only)  # one model call, nothing added

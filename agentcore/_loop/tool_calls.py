@@ -156,7 +156,7 @@ class Outcome:
 async def run_batch(
     state: LoopState, calls: list[FunctionCallContent], *, refuse_unknown: bool = True
 ) -> list[Outcome]:
-    if refuse_unknown:
+    if refuse_unknown and state.config.terminate_on_unknown_calls:
         # Raised before any call of the batch starts, and not wrapped in an
         # exception group by the task group below.
         refuse_unknown_calls(state, calls)

@@ -19,7 +19,7 @@ from typing_extensions import Never, TypeVar
 
 from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, InvocationIds, RunCall
+from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, RunCall
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
@@ -180,7 +180,7 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     ) -> None:
         self._node = node
         self._call = call
-        self._ids: InvocationIds | None = None
+        self._ids: IdSource | None = None
         self._live = live
         self._handler = handler
         self.executor_id: str = node.id

@@ -17,7 +17,10 @@ import os
 from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = [
     "NO_DEPS",
@@ -56,18 +59,22 @@ class SeededIds:
     (for tests, and for hosts that replay the loop, such as durable engines). Not
     secret: never use its ids as credentials."""
 
-    __slots__ = ("_random",)
+    __slots__ = ("_random", "_seed")
 
     def __init__(self, seed: int | str) -> None:
-        import random  # seeding from a str hashes it with SHA-512: the same in every process
-
         checked: object = seed
         if not isinstance(checked, (int, str)) or isinstance(checked, bool):
             raise TypeError(f"SeededIds takes an int or str seed, got {seed!r}")
-        self._random = random.Random(seed)
+        self._seed = seed
+        self._random: random.Random | None = None  # seeded on the first token (~15 µs)
 
     def token(self, nbytes: int) -> str:
-        return self._random.randbytes(nbytes).hex()
+        generator = self._random
+        if generator is None:
+            import random  # a str seed is hashed with SHA-512: the same in every process
+
+            generator = self._random = random.Random(self._seed)
+        return generator.randbytes(nbytes).hex()
 
 
 class InvocationIds:
@@ -150,11 +157,34 @@ class RunCall:
     def checkpoint_id(self, superstep: int) -> str:
         return f"ck_{superstep:06d}_{self._token(3)}"
 
-    def for_invocation(self, run_id: str, superstep: int, ordinal: int) -> InvocationIds:
-        """A source for the ids one invocation makes (see the module docs)."""
+    def for_invocation(self, run_id: str, superstep: int, ordinal: int) -> IdSource:
+        """A source for the ids one invocation makes (see the module docs); nothing is
+        drawn or seeded until it gives its first token (most invocations make no ids)."""
+        return _Derived(self, f"{run_id}/{superstep}.{ordinal}")
+
+    def salt(self) -> str:
+        """One token of the call's source, drawn when an invocation first makes an id."""
         if self._salt is None:
             self._salt = self._token(8)
-        return InvocationIds(f"{self._salt}/{run_id}/{superstep}.{ordinal}")
+        return self._salt
+
+
+class _Derived:
+    """An invocation's id source: :class:`InvocationIds` of the call's salt and the
+    invocation."""
+
+    __slots__ = ("_call", "_ids", "_label")
+
+    def __init__(self, call: RunCall, label: str) -> None:
+        self._call = call
+        self._label = label
+        self._ids: InvocationIds | None = None
+
+    def token(self, nbytes: int) -> str:
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = InvocationIds(f"{self._call.salt()}/{self._label}")
+        return ids.token(nbytes)
 
 
 _caller_ids: ContextVar[IdSource | None] = ContextVar("agentcore_workflow_caller_ids", default=None)

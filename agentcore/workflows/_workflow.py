@@ -353,10 +353,12 @@ class Workflow(Generic[InT, OutT]):
         description: str | None = None,
         input_adapter: Callable[[tuple[Message, ...]], InT] | None = None,
         output_adapter: Callable[[OutT], Sequence[Message]] | None = None,
+        checkpoints: CheckpointStore | None = None,
     ) -> WorkflowAgent:
         """This workflow as an agent (``SupportsAgentRun``): pending requests come back as
         ``request_info`` calls. ``TypeError`` when the input or output types are not
-        messages and no adapter is given."""
+        messages and no adapter is given. With ``checkpoints=`` a session keeps only its
+        run's id and the store keeps the run; without, the session keeps the checkpoint."""
         from agentcore.workflows._workflow_agent import WorkflowAgent
 
         return WorkflowAgent(
@@ -365,6 +367,7 @@ class Workflow(Generic[InT, OutT]):
             description=description,
             input_adapter=input_adapter,
             output_adapter=output_adapter,
+            checkpoints=checkpoints,
         )
 
     def as_tool(

@@ -1,9 +1,10 @@
 """A workflow as an agent: ``workflow.as_agent()`` satisfies ``SupportsAgentRun``.
 
-Sessions map to runs: the run's checkpoint is kept (as JSON) in
-``session.state["agentcore.workflow"]``, so saving the session saves a paused
-workflow. Each final output becomes assistant messages. A pending request comes
-back as a call to the caller-side ``request_info`` tool (seed 002's
+Sessions map to runs. Without a checkpoint store the run's checkpoint is kept (as
+JSON) in ``session.state["agentcore.workflow"]``, so saving the session saves a paused
+workflow; with one (``as_agent(checkpoints=store)``) the session keeps only the run's id
+there and the store keeps the run. Each final output becomes assistant messages. A
+pending request comes back as a call to the caller-side ``request_info`` tool (seed 002's
 ``WorkflowAgent.REQUEST_INFO_FUNCTION_NAME``); the caller answers with a
 ``FunctionResultContent`` for that call in the next run on the same session. A
 new user message while requests are pending cancels them.
@@ -34,6 +35,7 @@ from agentcore.workflows._request_info import (
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._typeexpr import compatible, describe
 from agentcore.workflows._value import WorkflowCheckpoint
+from agentcore.workflows.protocols import CheckpointStore
 
 __all__ = ["REQUEST_INFO_TOOL_NAME", "RequestInfoArguments", "WorkflowAgent"]
 
@@ -117,7 +119,14 @@ class WorkflowAgent:
         description: str | None = None,
         input_adapter: Callable[[tuple[Message, ...]], Any] | None = None,
         output_adapter: Callable[[Any], Sequence[Message]] | None = None,
+        checkpoints: CheckpointStore | None = None,
     ) -> None:
+        if checkpoints is not None and not callable(getattr(checkpoints, "load", None)):
+            raise TypeError(
+                f"checkpoints= takes a checkpoint store (SqliteCheckpointStore(path), "
+                f"InMemoryCheckpointStore(), or an object with save and load), "
+                f"got {type(checkpoints).__name__}"
+            )
         takes = workflow.input_types
         if input_adapter is None and not any(
             compatible(t, accepted) for t in (str, tuple[Message, ...]) for accepted in takes
@@ -140,6 +149,7 @@ class WorkflowAgent:
         self._description = description if description is not None else workflow.description
         self._input_adapter = input_adapter
         self._output_adapter = output_adapter
+        self._store = checkpoints
         self._takes_text = input_adapter is None and not any(
             compatible(tuple[Message, ...], accepted) for accepted in takes
         )
@@ -220,27 +230,33 @@ class WorkflowAgent:
         then follow the caller's, as the rest of the caller's run), else random."""
         inputs = _inputs(messages)
         saved = None if session is None else session.state.get(_STATE_KEY)
-        checkpoint = None if saved is None else self._workflow.restore(saved)
+        run_id, checkpoint = await self._saved_run(saved)
         results = [c for m in inputs for c in m.contents if isinstance(c, FunctionResultContent)]
         said = [
             m for m in inputs if any(not isinstance(c, FunctionResultContent) for c in m.contents)
         ]
         runner: Any = self._workflow
+        # With a store the run goes on by its id (the store holds it); without one, from
+        # the checkpoint value the session keeps.
+        where: dict[str, Any] = (
+            {"checkpoint": checkpoint}
+            if self._store is None
+            else {"checkpoints": self._store, "run_id": run_id}
+        )
         if results:
             if checkpoint is None:
                 raise RunStateError("function results were given, but no workflow run is paused")
             responses = [self._response(checkpoint, r) for r in results]
-            result = await runner.run(
-                responses=responses, checkpoint=checkpoint, ids=ids, deps=deps
-            )
+            result = await runner.run(responses=responses, ids=ids, deps=deps, **where)
         else:
             start = self._start_value(tuple(said))
             paused = checkpoint is not None and checkpoint.status == "paused"
-            result = await runner.run(
-                start, checkpoint=checkpoint, cancel_pending=paused, ids=ids, deps=deps
-            )
-        if session is not None and result.checkpoint is not None:
-            session.state[_STATE_KEY] = to_json(result.checkpoint)
+            result = await runner.run(start, cancel_pending=paused, ids=ids, deps=deps, **where)
+        if session is not None:
+            if self._store is not None:
+                session.state[_STATE_KEY] = {"run_id": result.run_id}
+            elif result.checkpoint is not None:
+                session.state[_STATE_KEY] = to_json(result.checkpoint)
         out: list[Message] = []
         for value in result.outputs:
             out.extend(self._output_adapter(value) if self._output_adapter else _messages_of(value))
@@ -251,6 +267,34 @@ class WorkflowAgent:
         if calls:
             out.append(Message("assistant", calls))
         return AgentResponse(messages=tuple(out), agent_name=self._name)
+
+    async def _saved_run(self, saved: Any) -> tuple[str | None, WorkflowCheckpoint | None]:
+        """The session's run: its id and latest checkpoint (``None``, ``None`` when the
+        session has not run the workflow yet)."""
+        if saved is None:
+            return None, None
+        if self._store is None:
+            if not isinstance(saved, str):
+                raise RunStateError(
+                    "this session's workflow run lives in a checkpoint store; pass the same "
+                    "store to as_agent(checkpoints=...) to continue it"
+                )
+            checkpoint = self._workflow.restore(saved)
+            return checkpoint.run_id, checkpoint
+        fields = cast("dict[str, object]", saved) if isinstance(saved, dict) else {}
+        run_id = fields.get("run_id")
+        if not isinstance(run_id, str):
+            raise RunStateError(
+                "this session holds its workflow run as a checkpoint, not a run id in a "
+                "store; use the workflow agent made without checkpoints= to continue it"
+            )
+        record = await self._store.load(run_id)
+        if record is None:
+            raise RunStateError(
+                f"the checkpoint store holds no run {run_id!r}, which this session drives "
+                f"(was it pruned or deleted, or is this another store?)"
+            )
+        return run_id, self._workflow.restore(record)
 
     def _start_value(self, messages: tuple[Message, ...]) -> Any:
         if self._input_adapter is not None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import pytest
@@ -232,3 +232,73 @@ async def test_a_workflow_agent_inside_a_run_takes_its_ids_from_that_run(stream:
     assert await inner_ids(SeededIds(7)) == seeded
     assert await inner_ids(SeededIds(8)) != seeded
     assert await inner_ids(None) != await inner_ids(None)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_with_a_store_the_session_keeps_the_run_id_and_the_store_keeps_the_run(
+    stream: bool, tmp_path: Any
+) -> None:
+    from agentcore.workflows import SqliteCheckpointStore
+
+    store = SqliteCheckpointStore(tmp_path / "runs.db")
+    try:
+        workflow = WorkflowBuilder(Gate(), name="expenses").build()
+        agent = workflow.as_agent(name="expenses", checkpoints=store)
+
+        async def turn(message: Any, session: AgentSession) -> Any:
+            if stream:
+                running = agent.run(message, session=session, stream=True)
+                async for _ in running:
+                    pass
+                return await running.get_final_response()
+            return await agent.run(message, session=session)
+
+        session = agent.create_session()
+        [call] = calls(await turn("hotel 1200", session))
+        raw = session.state["agentcore.workflow"]
+        assert isinstance(raw, dict)
+        saved = cast("dict[str, str]", raw)
+        assert set(saved) == {"run_id"}
+        snapshot = await workflow.inspect(saved["run_id"], checkpoints=store)
+        assert snapshot.status == "paused"
+        assert [r.id for r in snapshot.requests] == [call.call_id]
+
+        # Another agent on the same store (another process, say) answers from the
+        # session saved as JSON.
+        restored = from_json(to_json(session), AgentSession)
+        other = workflow.as_agent(name="expenses", checkpoints=store)
+        done = await other.run(reply(call.call_id, True), session=restored)
+        assert done.text == "approved 1200"
+        assert (await workflow.inspect(saved["run_id"], checkpoints=store)).status == "completed"
+
+        # A new message on the completed run continues that run, under the same id.
+        more = await turn("taxi 30", restored)
+        assert more.text == "filed 30"
+        assert restored.state["agentcore.workflow"] == saved
+    finally:
+        store.close()
+
+
+async def test_a_session_and_an_agent_that_keep_the_run_differently_are_refused(
+    tmp_path: Any,
+) -> None:
+    from agentcore.workflows import InMemoryCheckpointStore
+
+    store = InMemoryCheckpointStore()
+    workflow = WorkflowBuilder(Gate(), name="expenses").build()
+    with_store = workflow.as_agent(checkpoints=store)
+    without = workflow.as_agent()
+    kept_by_store = with_store.create_session()
+    await with_store.run("hotel 1200", session=kept_by_store)
+    with pytest.raises(RunStateError, match=r"pass the same store to as_agent\(checkpoints="):
+        await without.run("taxi 30", session=kept_by_store)
+    kept_in_session = without.create_session()
+    await without.run("hotel 1200", session=kept_in_session)
+    with pytest.raises(RunStateError, match="without checkpoints="):
+        await with_store.run("taxi 30", session=kept_in_session)
+    gone = with_store.create_session()
+    gone.state["agentcore.workflow"] = {"run_id": "r-that-was-pruned"}
+    with pytest.raises(RunStateError, match="holds no run 'r-that-was-pruned'"):
+        await with_store.run("taxi 30", session=gone)
+    with pytest.raises(TypeError, match="checkpoints= takes a checkpoint store"):
+        workflow.as_agent(checkpoints="runs.db")  # type: ignore[arg-type]  # the mistake under test
