@@ -26,6 +26,7 @@ from agentcore.workflows._durability import (
     checkpoint_of,
     convergence_failure,
     executor_failure,
+    has_pending_writes,
     save,
     save_pending_write,
 )
@@ -307,7 +308,7 @@ class Runner:
         states = self.state.states
         store: object = self.store  # a CheckpointStore that may also keep pending writes
         parent = self.parent_id
-        if self.durable and isinstance(store, SupportsPendingWrites) and parent is not None:
+        if self.durable and parent is not None and has_pending_writes(store):
             # with several invocations, one may finish long before another: save each
             # as it finishes (a lone invocation's barrier checkpoint follows at once)
             self._pending_writes = (store, parent)

@@ -66,7 +66,10 @@ def _check_ttl(ttl: float) -> None:
 
 class InMemoryCheckpointStore:
     """Checkpoints in a dict: for tests and single-process use. Claims hold within
-    this process only."""
+    this process only. Every save still encodes the checkpoint as JSON (the record's
+    payload), so a run that saves here proves its checkpoints serialize. Its methods
+    never suspend, so the engine calls them without a shielding cancel scope: no
+    cancellation can land inside them (a subclass gets the scope)."""
 
     def __init__(self, *, keep_last: int | None = None) -> None:
         self.keep_last = _check_keep_last(keep_last)

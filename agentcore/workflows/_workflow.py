@@ -34,7 +34,11 @@ from agentcore.workflows._checkpoint import (
     read_checkpoint,
 )
 from agentcore.workflows._drive import claimed, drive, final_of, stream_source
-from agentcore.workflows._durability import check_durability, with_pending_writes
+from agentcore.workflows._durability import (
+    check_durability,
+    has_run_claims,
+    with_pending_writes,
+)
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
 from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, RunCall, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
@@ -43,7 +47,7 @@ from agentcore.workflows._runner import Runner
 from agentcore.workflows._state import Envelope, FrozenState, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownRequestError
-from agentcore.workflows.protocols import CheckpointStore, SupportsRunClaims
+from agentcore.workflows.protocols import CheckpointStore
 
 if TYPE_CHECKING:
     from agentcore._types.messages import Message
@@ -316,11 +320,11 @@ class Workflow(Generic[InT, OutT]):
             load = partial(
                 self._load_and_prepare, store, run_id, checkpoint, message, responses, prepare
             )
-            if isinstance(store, SupportsRunClaims):  # claimed before the latest is loaded
+            if has_run_claims(store):  # claimed before the latest is loaded
                 return claimed(store, run_id, self._graph.claim_ttl, load)
             return load()
         runner = prepare(checkpoint)
-        if isinstance(store, SupportsRunClaims):
+        if has_run_claims(store):
             return claimed(store, runner.state.run_id, self._graph.claim_ttl, runner)
         return runner
 

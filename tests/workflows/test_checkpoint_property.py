@@ -26,6 +26,7 @@ from agentcore.workflows import (
     handler,
     response_handler,
 )
+from agentcore.workflows._checkpoint import CheckpointRecord
 from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
 
 
@@ -235,8 +236,19 @@ def test_checkpoint_round_trip_property(state: FrozenState) -> None:
         requests=tuple(e.request for e in state.pending.values()),
     )
     text = to_json(checkpoint)
+    assert CheckpointRecord.of(checkpoint).payload == text  # a store's record: the same bytes
     restored = WORKFLOW.restore(text)
     assert restored.state is not None
     assert comparable(restored.state) == comparable(state)
     assert [_request(r) for r in restored.requests] == [_request(r) for r in checkpoint.requests]
     assert to_json(attrs.evolve(restored, created_at=checkpoint.created_at)) == text
+
+
+@given(st.text(max_size=8), st.none() | st.text(max_size=8), st.none() | st.text(max_size=8))
+def test_a_records_payload_is_to_json_whatever_the_names(
+    name: str, version: str | None, parent: str | None
+) -> None:
+    checkpoint = attrs.evolve(
+        PAUSED, workflow=name, workflow_version=version, parent_id=parent, checkpoint_id=name
+    )
+    assert CheckpointRecord.of(checkpoint).payload == to_json(checkpoint)

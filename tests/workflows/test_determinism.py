@@ -285,3 +285,28 @@ def test_an_id_source_that_is_not_one_is_refused_at_the_call() -> None:
         workflow.run("otters", ids=42)  # type: ignore[call-overload]  # the mistake under test
     with pytest.raises(TypeError, match="int or str seed"):
         SeededIds(1.5)  # type: ignore[arg-type]  # the mistake under test
+
+
+def test_an_invocations_ids_are_a_keyed_stream_of_the_invocation() -> None:
+    from agentcore.workflows._ids import InvocationIds, RunCall
+
+    def tokens(key: str) -> list[str]:
+        ids = InvocationIds(key)
+        return [ids.token(16), ids.token(3), ids.token(16)]
+
+    first = tokens("salt/wfr_1/2.0")
+    assert first == tokens("salt/wfr_1/2.0")  # the same invocation: the same ids, in order
+    assert [len(token) for token in first] == [32, 6, 32]
+    assert all(re.fullmatch(r"[0-9a-f]+", token) for token in first)
+    assert len(set(first)) == 3  # each draw is a new token
+    assert tokens("salt/wfr_1/2.1") != first  # another ordinal
+    assert tokens("salt/wfr_1/3.0") != first  # another superstep
+    assert tokens("other/wfr_1/2.0") != first  # another call's salt
+    long_key = "s/" + "r" * 100 + "/1.0"  # beyond BLAKE2b's 64-byte key: hashed down
+    assert tokens(long_key) == tokens(long_key) != tokens(long_key + "1")
+    assert len(InvocationIds("k").token(100)) == 200  # longer than one digest
+
+    call = RunCall(SeededIds(5))
+    again = RunCall(SeededIds(5))
+    first_call = call.for_invocation("wfr_1", 1, 0).token(8)
+    assert first_call == again.for_invocation("wfr_1", 1, 0).token(8)
