@@ -67,8 +67,6 @@ class CheckpointRecord:
     @classmethod
     def of(cls, checkpoint: WorkflowCheckpoint) -> CheckpointRecord:
         """The record of ``checkpoint`` (its payload is ``to_json(checkpoint)``)."""
-        from agentcore.serialization import SCHEMA_VERSION
-
         return cls(
             checkpoint.run_id,
             checkpoint.checkpoint_id,
@@ -95,6 +93,8 @@ def _payload(checkpoint: WorkflowCheckpoint) -> str:
     through the JSON encoder, which cost about half of a save to the in-memory store.
     The state's encoding is what proves the checkpoint serializes; it is never
     skipped."""
+    from agentcore.serialization import SCHEMA_VERSION  # loads the converter on first use
+
     registry, frozen = checkpoint.registry, checkpoint.state
     if registry is None or frozen is None:
         raise CheckpointError(_NOT_SAVABLE)
