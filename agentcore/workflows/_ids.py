@@ -137,8 +137,8 @@ class RunCall:
     __slots__ = ("_pool", "_salt", "deps", "source")
 
     def __init__(self, source: IdSource, deps: Any = NO_DEPS) -> None:
-        self.source = source
-        self.deps = deps
+        self.source: IdSource = source
+        self.deps: Any = deps
         self._salt: str | None = None
         self._pool = b""
 

@@ -72,7 +72,7 @@ class InMemoryCheckpointStore:
     cancellation can land inside them (a subclass gets the scope)."""
 
     def __init__(self, *, keep_last: int | None = None) -> None:
-        self.keep_last = _check_keep_last(keep_last)
+        self.keep_last: int | None = _check_keep_last(keep_last)
         self._runs: dict[str, list[CheckpointRecord]] = {}
         self._pending: dict[str, dict[str, dict[int, str]]] = {}  # run, checkpoint, ordinal
         self._claims: dict[str, tuple[str, float]] = {}
@@ -232,7 +232,7 @@ class SqliteCheckpointStore:
 
     def __init__(self, path: str | os.PathLike[str], *, keep_last: int | None = None) -> None:
         self.path: str = os.fspath(path)
-        self.keep_last = _check_keep_last(keep_last)
+        self.keep_last: int | None = _check_keep_last(keep_last)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []

@@ -92,7 +92,7 @@ class PostgresCheckpointStore:
                 f"keep every checkpoint), got {keep_last!r}"
             )
         self.url = url
-        self.keep_last = keep_last
+        self.keep_last: int | None = keep_last
         self.prefix = prefix
         names = {
             "cp": sql.Identifier(f"{prefix}_checkpoints"),
