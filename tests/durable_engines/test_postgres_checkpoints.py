@@ -160,7 +160,7 @@ async def test_keep_last_prune_and_runs(
     assert [i.run_id for i in await store.runs(workflow="replay", status="completed")] == ["b"]
     assert await store.runs(status="failed") == []
     with pytest.raises(ValueError, match="status must be one of"):
-        await store.runs(status="done")  # type: ignore[arg-type]
+        await store.runs(status="done")  # type: ignore[arg-type]  # the mistake under test
     with pytest.raises(ValueError, match="prefix must be a plain lower-case SQL name"):
         PostgresCheckpointStore(database, prefix="Robert'); DROP TABLE x;--")
 

@@ -38,7 +38,7 @@ def waiting(db: str, folder: Path) -> Workflow[int, str]:
     async def wait(n: int, ctx: WorkflowContext[Never, str]) -> None:
         (folder / "waiting").touch()  # the test starts the second process now
         # the signal comes from another process: a file, polled (no Event reaches here)
-        while not (folder / "go").exists():  # noqa: ASYNC110
+        while not (folder / "go").exists():  # noqa: ASYNC110  # a file: no Event crosses processes
             await anyio.sleep(0.05)
         await ctx.yield_output(f"done {n}")
 

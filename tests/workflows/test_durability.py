@@ -161,12 +161,12 @@ async def test_durability_per_run_overrides_the_builder(tmp_path: Path) -> None:
 
 def test_a_bad_durability_is_refused_where_it_is_given() -> None:
     with pytest.raises(ValueError, match='there is no "async" mode'):
-        WorkflowBuilder(split, name="x", durability="async")  # type: ignore[arg-type]
+        WorkflowBuilder(split, name="x", durability="async")  # type: ignore[arg-type]  # the mistake under test
     workflow = expenses(InMemoryCheckpointStore())
     with pytest.raises(ValueError, match=r"durability must be \"sync\".*got 'never'"):
-        workflow.run(BATCH, durability="never")  # type: ignore[call-overload]
+        workflow.run(BATCH, durability="never")  # type: ignore[call-overload]  # the mistake under test
     with pytest.raises(ValueError, match="durability must be"):
-        workflow.open_run(BATCH, durability="always")  # type: ignore[arg-type]
+        workflow.open_run(BATCH, durability="always")  # type: ignore[arg-type]  # the mistake under test
     with pytest.raises(ValueError, match="claim_ttl is a number of seconds above 0"):
         WorkflowBuilder(split, name="x", claim_ttl=0)
 

@@ -324,4 +324,4 @@ async def test_runs_lists_the_latest_checkpoint_of_each_run(store: Store, tmp_pa
     assert [i.run_id for i in await store.runs(workflow="replay", status="completed")] == ["b"]
     assert await store.runs(workflow="nope") == []
     with pytest.raises(ValueError, match="status must be one of running, paused"):
-        await store.runs(status="done")  # type: ignore[arg-type]
+        await store.runs(status="done")  # type: ignore[arg-type]  # the mistake under test
