@@ -470,7 +470,7 @@ async def test_a_durable_agent_keeps_deps_type_and_each_run_of_the_turn_gets_the
     assert response.text == "size large for ada"
     assert "Shop" not in repr(vars(journal))  # no step or event holds the deps
     with pytest.raises(TypeError, match="deps must be a Shop"):
-        await run_until_answered(agent, engine, "x", session=AgentSession(), deps="ada")  # type: ignore[misc]
+        await run_until_answered(agent, engine, "x", session=AgentSession(), deps="ada")  # type: ignore[misc]  # the wrong deps type under test
 
 
 async def test_observers_and_tools_see_the_durable_run_id_and_run_tools_are_steps() -> None:

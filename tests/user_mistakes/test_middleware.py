@@ -101,7 +101,7 @@ async def test_m17_call_next_without_await_fails_the_run_naming_the_middleware(
         warnings.simplefilter("error")  # no "coroutine was never awaited" left behind
         with pytest.raises(
             TypeError,
-            match=rf"middleware .*{middleware.__name__} called call_next\(\) without awaiting "  # type: ignore[attr-defined]
+            match=rf"middleware .*{middleware.__name__} called call_next\(\) without awaiting "  # type: ignore[attr-defined]  # the fixture yields functions
             r"it.*write `await call_next\(\)`",
         ):
             await run_agent(agent, "weather?", stream=stream)

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
-import attrs
 import pytest
 from typing_extensions import Never
 
@@ -31,38 +30,9 @@ from agentcore.workflows import (
     response_handler,
 )
 from tests.workflows import _nested_flows as nested
+from tests.workflows._nested_flows import Checker, Claim, NeedSource, Verdict
 
 pytestmark = pytest.mark.anyio
-
-
-@attrs.frozen
-class Claim:
-    text: str
-
-
-@attrs.frozen
-class NeedSource:
-    claim: str
-
-
-@attrs.frozen
-class Verdict:
-    claim: str
-    supported: bool
-
-
-class Checker:
-    id = "checker"
-
-    @handler
-    async def on_claim(self, claim: Claim, ctx: WorkflowContext[Never, Verdict]) -> None:
-        await ctx.request(NeedSource(claim.text), str)
-
-    @response_handler
-    async def on_source(
-        self, ask: NeedSource, source: str, ctx: WorkflowContext[Never, Verdict]
-    ) -> None:
-        await ctx.yield_output(Verdict(ask.claim, supported=ask.claim.lower() in source.lower()))
 
 
 ARCHIVE = "otters hold hands. otters sleep on water."
@@ -267,7 +237,7 @@ async def test_a_stored_sub_workflow_message_of_an_unknown_child_type_is_refused
     store = InMemoryCheckpointStore()
     paused = await gated_check(store).run("Otters hold hands", run_id="u")
     text = to_json(paused.checkpoint).replace(
-        "tests.workflows.test_subworkflows:NeedSource", "evil.module:Payload"
+        "tests.workflows._nested_flows:NeedSource", "evil.module:Payload"
     )
     with pytest.raises(CheckpointError, match=r"evil\.module:Payload"):
         gated_check(store).restore(text)
