@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar, get_args
 
@@ -12,6 +11,7 @@ from psycopg import sql
 from typing_extensions import LiteralString
 
 from agentcore.workflows import CheckpointInfo, CheckpointRecord, RunStatus
+from agentcore_postgres._connections import ConnectionPerThread
 
 if TYPE_CHECKING:
     import psycopg
@@ -105,7 +105,6 @@ class PostgresCheckpointStore:
         def q(text: LiteralString) -> sql.Composed:
             return sql.SQL(text).format(**names)
 
-        self._schema = q(_SCHEMA)
         self._insert = q(
             f"INSERT INTO {{cp}} ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
         )
@@ -142,32 +141,17 @@ class PostgresCheckpointStore:
             " RETURNING owner"
         )
         self._release = q("DELETE FROM {claims} WHERE run_id = %s AND owner = %s")
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[psycopg.Connection[tuple[Any, ...]]] = []
-        self._closed = False
-        self._schema_ready = False
+        self._connections = ConnectionPerThread(
+            url,
+            closed_message=f"PostgresCheckpointStore with prefix {prefix!r} is closed",
+            schema=q(_SCHEMA),
+            schema_lock=_SCHEMA_LOCK,
+        )
 
     # -- connections -----------------------------------------------------------------------
 
     def _connection(self) -> psycopg.Connection[tuple[Any, ...]]:
-        if self._closed:
-            raise RuntimeError(f"PostgresCheckpointStore with prefix {self.prefix!r} is closed")
-        conn: psycopg.Connection[tuple[Any, ...]] | None = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            import psycopg
-
-            conn = psycopg.connect(self.url, autocommit=True)
-            self._local.conn = conn
-            with self._lock:
-                self._connections.append(conn)
-        if not self._schema_ready:
-            with conn.transaction():
-                # two processes creating the tables at once would collide in the catalog
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                conn.execute(self._schema)
-            self._schema_ready = True
-        return conn
+        return self._connections.get()
 
     async def _in_thread(self, func: Callable[..., _T], *args: Any, shield: bool = False) -> _T:
         if not shield:
@@ -316,11 +300,7 @@ class PostgresCheckpointStore:
 
     def close(self) -> None:
         """Close every connection this store opened (it cannot be used afterwards)."""
-        with self._lock:
-            self._closed = True
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
+        self._connections.close()
 
 
 def _whole(value: object) -> bool:

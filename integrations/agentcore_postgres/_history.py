@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from psycopg import sql
 
 from agentcore import Message
 from agentcore.serialization import from_json, to_json
+from agentcore_postgres._connections import ConnectionPerThread
 
 if TYPE_CHECKING:
     import psycopg
@@ -45,7 +45,7 @@ class PostgresHistoryStore:
         self.url = url
         self.table = table
         name = sql.Identifier(table)
-        self._create_sql = sql.SQL(
+        create_sql = sql.SQL(
             "CREATE TABLE IF NOT EXISTS {} (session_id TEXT NOT NULL, position INTEGER NOT NULL, "
             "message TEXT NOT NULL, PRIMARY KEY (session_id, position))"
         ).format(name)
@@ -59,33 +59,15 @@ class PostgresHistoryStore:
             "INSERT INTO {} (session_id, position, message) VALUES (%s, %s, %s)"
         ).format(name)
         self._delete_sql = sql.SQL("DELETE FROM {} WHERE session_id = %s").format(name)
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[psycopg.Connection[tuple[object, ...]]] = []
-        self._closed = False
-        self._schema_ready = False
+        self._connections = ConnectionPerThread(
+            url,
+            closed_message=f"PostgresHistoryStore for {table!r} is closed",
+            schema=create_sql,
+            schema_lock=_SCHEMA_LOCK,
+        )
 
-    def _connection(self) -> psycopg.Connection[tuple[object, ...]]:
-        if self._closed:
-            raise RuntimeError(f"PostgresHistoryStore for {self.table!r} is closed")
-        conn: psycopg.Connection[tuple[object, ...]] | None = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            import psycopg
-
-            conn = psycopg.connect(self.url, autocommit=True)
-            self._local.conn = conn
-            with self._lock:
-                self._connections.append(conn)
-        if not self._schema_ready:
-            self._create_table(conn)
-            self._schema_ready = True
-        return conn
-
-    def _create_table(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
-        with conn.transaction():
-            # Two processes creating the table at once would collide in the catalog.
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            conn.execute(self._create_sql)
+    def _connection(self) -> psycopg.Connection[tuple[Any, ...]]:
+        return self._connections.get()
 
     def _load(self, session_id: str) -> list[Message]:
         rows = self._connection().execute(self._load_sql, (session_id,))
@@ -126,8 +108,4 @@ class PostgresHistoryStore:
 
     def close(self) -> None:
         """Close every connection this store opened."""
-        with self._lock:
-            self._closed = True
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
+        self._connections.close()
