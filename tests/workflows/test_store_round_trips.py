@@ -1,0 +1,179 @@
+"""What a run costs a SQLite store, counted (not timed): the worker-thread hops (each
+one a thread round trip of the event loop) and the write transactions (each one a
+commit to the WAL), per seq-3 run, on asyncio and trio, for ``run()``,
+``run(stream=True)`` and ``open_run``. A change that adds a hop or a transaction to
+the common path fails here before it shows in the benchmark (docs/performance.md)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from typing_extensions import Never
+
+from agentcore.workflows import (
+    SqliteCheckpointStore,
+    Workflow,
+    WorkflowBuilder,
+    WorkflowContext,
+    _stores,
+    executor,
+)
+
+pytestmark = pytest.mark.anyio
+How = Literal["run", "stream", "open_run"]
+_WRITE = re.compile(
+    r"^\s*(?:INSERT(?: OR REPLACE)? INTO|DELETE FROM|UPDATE)\s+agentcore_workflow_(\w+)"
+)
+
+
+class Trips:
+    """The hops a store made (the store function each ran in its thread) and its write
+    transactions (each as the sorted tables it wrote), in order."""
+
+    def __init__(self) -> None:
+        self.hops: list[str] = []
+        self.transactions: list[tuple[str, ...]] = []
+        self._lock = threading.Lock()
+
+    def tracer(self) -> Callable[[str], None]:
+        """A trace callback for one connection (one thread): groups its writes by
+        ``BEGIN`` ... ``COMMIT``; a write outside one is a transaction of its own."""
+        open_tables: list[set[str]] = []
+
+        def trace(statement: str) -> None:
+            text = statement.lstrip().upper()
+            if text.startswith("BEGIN"):
+                open_tables.append(set())
+            elif text.startswith("COMMIT"):
+                self._add(open_tables.pop())
+            elif text.startswith("ROLLBACK"):
+                open_tables.pop()
+            elif found := _WRITE.match(statement):
+                if open_tables:
+                    open_tables[-1].add(found[1])
+                else:
+                    self._add({found[1]})
+
+        return trace
+
+    def _add(self, tables: set[str]) -> None:
+        if tables:
+            with self._lock:
+                self.transactions.append(tuple(sorted(tables)))
+
+    def reset(self) -> None:
+        self.hops.clear()
+        self.transactions.clear()
+
+
+@pytest.fixture
+def trips(monkeypatch: pytest.MonkeyPatch) -> Trips:
+    counted = Trips()
+    connect = sqlite3.connect
+    in_thread = _stores._in_thread
+
+    def traced_connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn: sqlite3.Connection = connect(*args, **kwargs)
+        conn.set_trace_callback(counted.tracer())
+        return conn
+
+    async def counted_hop(func: Callable[..., Any], *args: Any) -> Any:
+        counted.hops.append(func.__qualname__.removeprefix("SqliteCheckpointStore."))
+        return await in_thread(func, *args)
+
+    monkeypatch.setattr(sqlite3, "connect", traced_connect)
+    monkeypatch.setattr(_stores, "_in_thread", counted_hop)
+    return counted
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteCheckpointStore]:
+    opened = SqliteCheckpointStore(tmp_path / "runs.db")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(params=["run", "stream", "open_run"])
+def how(request: pytest.FixtureRequest) -> How:
+    value: How = request.param
+    return value
+
+
+def seq3(store: SqliteCheckpointStore) -> Workflow[int, int]:
+    """The benchmark's seq-3: three no-op executors in a chain, one output."""
+
+    @executor
+    async def a(n: int) -> str:
+        return "x"
+
+    @executor
+    async def b(text: str) -> bytes:
+        return b"x"
+
+    @executor
+    async def c(data: bytes, ctx: WorkflowContext[Never, int]) -> None:
+        await ctx.yield_output(1)
+
+    return WorkflowBuilder(a, name="seq-3", checkpoints=store).add_chain(a, b, c).build()
+
+
+async def drive(workflow: Workflow[int, int], how: How, **kwargs: Any) -> object:
+    """The run's output, driven the way ``how`` says (every event consumed)."""
+    if how == "run":
+        return (await workflow.run(1, **kwargs)).output
+    if how == "stream":
+        stream = workflow.run(1, stream=True, **kwargs)
+        async for _ in stream:
+            pass
+        return (await stream.get_final_response()).output
+    async with workflow.open_run(1, **kwargs) as live:
+        async for _ in live:
+            pass
+        return (await live.get_final_response()).output
+
+
+CLAIM = ("claims",)
+BARRIER = ("checkpoints", "pending_writes")  # a save that closes a superstep drops its writes
+
+
+async def test_a_new_seq3_run_costs_six_hops_and_six_transactions(
+    store: SqliteCheckpointStore, trips: Trips, how: How
+) -> None:
+    workflow = seq3(store)
+    assert await drive(workflow, how) == 1  # the first run opens the thread's connection
+    trips.reset()
+    assert await drive(workflow, how) == 1
+    assert trips.hops == [
+        "claim.<locals>.claim",
+        "_save",  # superstep 1's barrier
+        "_save",  # superstep 2's
+        "_save",  # superstep 3's
+        "_save",  # completed
+        "_write",  # release
+    ]
+    assert trips.transactions == [CLAIM, BARRIER, BARRIER, BARRIER, BARRIER, CLAIM]
+
+
+async def test_a_named_run_also_loads_before_its_first_superstep(
+    store: SqliteCheckpointStore, trips: Trips, how: How
+) -> None:
+    workflow = seq3(store)
+    assert await drive(workflow, how, run_id="warm") == 1
+    trips.reset()
+    assert await drive(workflow, how, run_id="named") == 1
+    assert trips.hops == [
+        "claim.<locals>.claim",
+        "_select",  # the run's latest checkpoint: none, so a new run
+        "_save",
+        "_save",
+        "_save",
+        "_save",
+        "_write",
+    ]
+    assert trips.transactions == [CLAIM, BARRIER, BARRIER, BARRIER, BARRIER, CLAIM]
