@@ -96,8 +96,10 @@ class InMemoryCheckpointStore:
         return [_info(r) for r in self._runs.get(run_id, [])]
 
     async def delete(self, run_id: str) -> None:
+        """Forget ``run_id``: its checkpoints, pending writes and claim."""
         self._runs.pop(run_id, None)
         self._pending.pop(run_id, None)
+        self._claims.pop(run_id, None)
 
     async def prune(self, run_id: str, *, keep_last: int) -> int:
         """Delete all but the newest ``keep_last`` checkpoints of ``run_id`` (never its
@@ -323,10 +325,12 @@ class SqliteCheckpointStore:
         return [_info(r) for r in found]
 
     async def delete(self, run_id: str) -> None:
+        """Forget ``run_id``: its checkpoints, pending writes and claim (one transaction)."""
         await self._shielded(
             self._write,
             ("DELETE FROM agentcore_workflow_checkpoints WHERE run_id = ?", (run_id,)),
             ("DELETE FROM agentcore_workflow_pending_writes WHERE run_id = ?", (run_id,)),
+            ("DELETE FROM agentcore_workflow_claims WHERE run_id = ?", (run_id,)),
         )
 
     async def prune(self, run_id: str, *, keep_last: int) -> int:

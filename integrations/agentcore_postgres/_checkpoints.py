@@ -141,6 +141,7 @@ class PostgresCheckpointStore:
             " RETURNING owner"
         )
         self._release = q("DELETE FROM {claims} WHERE run_id = %s AND owner = %s")
+        self._drop_claim = q("DELETE FROM {claims} WHERE run_id = %s")
         self._connections = ConnectionPerThread(
             url,
             closed_message=f"PostgresCheckpointStore with prefix {prefix!r} is closed",
@@ -214,11 +215,14 @@ class PostgresCheckpointStore:
         return [_info(r) for r in found]
 
     async def delete(self, run_id: str) -> None:
+        """Forget ``run_id``: its checkpoints, pending writes and claim (one transaction)."""
+
         def delete() -> None:
             conn = self._connection()
             with conn.transaction():
                 conn.execute(self._delete, (run_id,))
                 conn.execute(self._drop_writes, (run_id,))
+                conn.execute(self._drop_claim, (run_id,))
 
         await self._in_thread(delete, shield=True)
 

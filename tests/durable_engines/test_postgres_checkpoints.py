@@ -134,6 +134,25 @@ async def test_claims_refuse_a_second_driver_and_expire(store: PostgresCheckpoin
         await store.claim("r", "next", 0)
 
 
+async def test_delete_forgets_the_run_with_its_claim(
+    store: PostgresCheckpointStore, tmp_path: Path
+) -> None:
+    flow = Flow(tmp_path / "log", mode="fail")
+    flow.arm()
+    with pytest.raises(ExecutorFailedError):
+        await flow.build(store).run(5, run_id="r")
+    [failed] = [i for i in await store.list_checkpoints("r") if i.status == "failed"]
+    assert await store.load_pending_writes("r", failed.parent_id or "") != []
+    assert await store.claim("r", "crashed process", 600)  # died holding the claim
+    await store.delete("r")
+    assert await store.load("r") is None
+    assert await store.load_pending_writes("r", failed.parent_id or "") == []
+    assert await store.claim("r", "the next process", 60)  # the deleted run's claim is gone
+    await store.release("r", "the next process")
+    flow.mode = "ok"
+    assert (await flow.build(store).run(5, run_id="r")).output == DONE
+
+
 async def test_keep_last_prune_and_runs(
     database: str, store: PostgresCheckpointStore, tmp_path: Path
 ) -> None:

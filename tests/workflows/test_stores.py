@@ -226,6 +226,26 @@ async def test_crashed_claim_expires_after_ttl(store: Store, tmp_path: Path) -> 
         await store.claim("r", "another", 0)
 
 
+async def test_delete_forgets_the_run_with_its_claim(store: Store, tmp_path: Path) -> None:
+    flow = Flow(tmp_path / "log", mode="fail")
+    flow.arm()
+    with pytest.raises(ExecutorFailedError):
+        await flow.build(store).run(5, run_id="r")
+    [failed] = [i for i in await store.list_checkpoints("r") if i.status == "failed"]
+    assert await store.load_pending_writes("r", failed.parent_id or "") != []
+    # a process took the claim and died holding it; then the run is deleted
+    assert await store.claim("r", "crashed process", 600)
+    await store.delete("r")
+    assert await store.load("r") is None
+    assert await store.list_checkpoints("r") == []
+    assert await store.load_pending_writes("r", failed.parent_id or "") == []
+    # a new run under the same id is not refused for the deleted run's claim
+    assert await store.claim("r", "the next process", 60)
+    await store.release("r", "the next process")
+    flow.mode = "ok"
+    assert (await flow.build(store).run(5, run_id="r")).output == DONE
+
+
 async def test_two_processes_cannot_drive_one_run(tmp_path: Path) -> None:
     db = str(tmp_path / "shared.db")
 
