@@ -73,6 +73,7 @@ from agentcore.workflows.protocols import (
     CheckpointStore,
     Executor,
     IdSource,
+    SupportsCombinedClaims,
     SupportsPendingWrites,
     SupportsRunClaims,
 )
@@ -130,6 +131,7 @@ __all__ = [
     "SuperstepAborted",
     "SuperstepCompleted",
     "SuperstepStarted",
+    "SupportsCombinedClaims",
     "SupportsPendingWrites",
     "SupportsRunClaims",
     "UnknownRequestError",

@@ -41,18 +41,21 @@ async def claimed(
     store: SupportsRunClaims,
     run_id: str,
     ttl: float,
-    setup: Runner | Callable[[], Awaitable[Runner]],
+    setup: Runner | Callable[[RunClaim], Awaitable[Runner]],
 ) -> Runner:
-    """The runner of ``setup`` (a runner, or what loads and prepares one) once run
-    ``run_id`` is claimed in ``store`` (``RunStateError`` if another call drives it);
-    the claim is taken first and released if ``setup`` fails; the drivers release it
-    when the call ends."""
+    """The runner of ``setup`` (a runner, or what takes the claim, loads and prepares
+    one) once run ``run_id`` is claimed in ``store`` (``RunStateError`` if another
+    call drives it); the claim is released if ``setup`` fails; the drivers release it
+    when the call ends, unless the run's last save did."""
     claim = RunClaim(store, run_id, ttl)
-    await claim.take()
     try:
-        runner = setup if isinstance(setup, Runner) else await setup()
+        if isinstance(setup, Runner):
+            await claim.take()
+            runner = setup
+        else:
+            runner = await setup(claim)  # it loads in the claim's round trip
     except BaseException:
-        await claim.release()
+        await claim.release()  # if it was taken
         raise
     runner.claim = claim
     return runner

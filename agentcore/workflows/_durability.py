@@ -45,6 +45,7 @@ from agentcore.workflows.errors import (
 )
 from agentcore.workflows.protocols import (
     CheckpointStore,
+    SupportsCombinedClaims,
     SupportsPendingWrites,
     SupportsRunClaims,
 )
@@ -57,9 +58,12 @@ __all__ = [
     "checkpoint_of",
     "convergence_failure",
     "executor_failure",
+    "has_combined_claims",
     "has_pending_writes",
     "has_run_claims",
+    "load_run",
     "save",
+    "save_last",
     "save_pending_write",
     "with_pending_writes",
 ]
@@ -105,6 +109,12 @@ def has_pending_writes(store: object) -> TypeIs[SupportsPendingWrites]:
     return _provides(store, ("save_pending_write", "load_pending_writes"), SupportsPendingWrites)
 
 
+def has_combined_claims(store: object) -> TypeIs[SupportsCombinedClaims]:
+    """Whether ``store`` joins claims to loads and releases to saves
+    (:class:`SupportsCombinedClaims`)."""
+    return _provides(store, ("claim_and_load", "save_and_release"), SupportsCombinedClaims)
+
+
 class RunFailure(Exception):
     """A run ended with an error: the events to report first, then ``error``."""
 
@@ -146,9 +156,12 @@ def check_durability(value: object) -> Durability:
 
 class RunClaim:
     """One ``run()`` call's claim on its run id in a store with ``SupportsRunClaims``.
-    Every store call is shielded from cancellation: a cancelled run still releases."""
+    Every store call is shielded from cancellation: a cancelled run still releases.
+    ``held`` from the moment it is taken until it is released (by :meth:`release`, or
+    with the run's last checkpoint by :func:`save_last`); only a held claim is renewed
+    or released."""
 
-    __slots__ = ("_taken_at", "owner", "run_id", "store", "ttl")
+    __slots__ = ("_taken_at", "held", "owner", "run_id", "store", "ttl")
 
     def __init__(self, store: SupportsRunClaims, run_id: str, ttl: float = CLAIM_TTL) -> None:
         self.store = store
@@ -158,29 +171,66 @@ class RunClaim:
         # an owner (the claim would let both drive the run)
         self.owner = f"pid{os.getpid()}-{os.urandom(6).hex()}"
         self._taken_at = 0.0
+        self.held = False
+
+    def _refused(self) -> RunStateError:
+        return RunStateError(
+            f"run {self.run_id!r} is being driven by another process (it holds the run's "
+            f"claim); wait for it to pause or finish, or, if that process crashed, for "
+            f"its claim to expire ({self.ttl:g} s after it was last renewed)"
+        )
 
     async def take(self) -> None:
         """Claim (or renew the claim on) the run; ``RunStateError`` when another
         process holds an unexpired claim on it."""
         self._taken_at = time.monotonic()  # before the store's clock starts the ttl
         store = self.store
-        taken = await shielded(store, store.claim(self.run_id, self.owner, self.ttl))
-        if not taken:
-            raise RunStateError(
-                f"run {self.run_id!r} is being driven by another process (it holds the run's "
-                f"claim); wait for it to pause or finish, or, if that process crashed, for "
-                f"its claim to expire ({self.ttl:g} s after it was last renewed)"
-            )
+        if not await shielded(store, store.claim(self.run_id, self.owner, self.ttl)):
+            raise self._refused()
+        self.held = True
+
+    async def take_and_load(
+        self, checkpoints: CheckpointStore, checkpoint_id: str | None
+    ) -> tuple[CheckpointRecord | None, Sequence[str]]:
+        """:meth:`take`, then what :func:`load_run` reads from ``checkpoints`` (the
+        claim's store): one round trip when the store has ``SupportsCombinedClaims``
+        (the read then happens in the claim's transaction), else one call after the
+        other."""
+        store = self.store
+        if not has_combined_claims(store):
+            await self.take()
+            return await load_run(checkpoints, self.run_id, checkpoint_id)
+        self._taken_at = time.monotonic()
+        found = await shielded(
+            store, store.claim_and_load(self.run_id, self.owner, self.ttl, checkpoint_id)
+        )
+        if found is None:
+            raise self._refused()
+        self.held = True
+        return found
 
     async def renew(self) -> None:
         """At a barrier: renew the claim once a tenth of its ttl has passed since it
         was last taken, so every superstep starts with at least 90% of the ttl ahead
         of it, and a run of quick supersteps does not pay a store write for each."""
-        if time.monotonic() - self._taken_at >= self.ttl / 10:
+        if self.held and time.monotonic() - self._taken_at >= self.ttl / 10:
             await self.take()
 
     async def release(self) -> None:
-        await shielded(self.store, self.store.release(self.run_id, self.owner))
+        if self.held:
+            await shielded(self.store, self.store.release(self.run_id, self.owner))
+            self.held = False
+
+
+async def load_run(
+    store: CheckpointStore, run_id: str, checkpoint_id: str | None
+) -> tuple[CheckpointRecord | None, Sequence[str]]:
+    """The record a run resumes from (the latest, or ``checkpoint_id``) and the
+    pending writes kept under it (none when the store keeps none)."""
+    record = await store.load(run_id, checkpoint_id)
+    if record is None or not has_pending_writes(store):
+        return record, ()
+    return record, await store.load_pending_writes(run_id, record.checkpoint_id)
 
 
 def checkpoint_of(
@@ -222,6 +272,27 @@ async def save(store: CheckpointStore | None, checkpoint: WorkflowCheckpoint | N
     await shielded(store, store.save(CheckpointRecord.of(checkpoint)))
 
 
+async def save_last(
+    store: CheckpointStore | None,
+    checkpoints: Sequence[WorkflowCheckpoint],
+    claim: RunClaim | None,
+) -> None:
+    """Write a run's last ``checkpoints`` (its final barrier's, if unsaved, then its
+    pause or completion) and release its ``claim``: nothing of the run happens after
+    them, so with ``SupportsCombinedClaims`` they are one store call and one
+    transaction; otherwise a save per checkpoint, then the release."""
+    if store is not None and checkpoints:
+        if claim is not None and claim.held and has_combined_claims(store):
+            records = [CheckpointRecord.of(c) for c in checkpoints]
+            await shielded(store, store.save_and_release(records, claim.run_id, claim.owner))
+            claim.held = False
+            return
+        for checkpoint in checkpoints:
+            await save(store, checkpoint)
+    if claim is not None:
+        await claim.release()
+
+
 async def save_pending_write(
     store: SupportsPendingWrites,
     graph: Graph,
@@ -239,16 +310,14 @@ async def save_pending_write(
     await shielded(store, write)
 
 
-async def with_pending_writes(
-    store: CheckpointStore, checkpoint: WorkflowCheckpoint
+def with_pending_writes(
+    checkpoint: WorkflowCheckpoint, payloads: Sequence[str]
 ) -> WorkflowCheckpoint:
-    """``checkpoint`` with the pending writes ``store`` keeps under it (those it holds
-    itself win); a write this definition cannot read is left out, so it runs again."""
+    """``checkpoint`` with the pending writes ``payloads`` (what its store keeps under
+    it; those it holds itself win); a write this definition cannot read is left out,
+    so it runs again."""
     state = checkpoint.state
-    if not has_pending_writes(store) or state is None:
-        return checkpoint
-    payloads = await store.load_pending_writes(checkpoint.run_id, checkpoint.checkpoint_id)
-    if not payloads:
+    if not payloads or state is None:
         return checkpoint
     finished: dict[int, Finished] = {}
     for payload in payloads:

@@ -28,6 +28,7 @@ from agentcore.workflows._durability import (
     executor_failure,
     has_pending_writes,
     save,
+    save_last,
     save_pending_write,
 )
 from agentcore.workflows._events import (
@@ -83,6 +84,7 @@ class Runner:
     __slots__ = (
         "_delivery_hooks",
         "_done",
+        "_last",
         "_pending_writes",
         "_recording",
         "_replayed",
@@ -137,6 +139,8 @@ class Runner:
         """The current superstep's contexts (``None`` slots: not finished), so a failed
         or cancelled checkpoint can keep what finished as pending writes."""
         self._replayed: set[int] = set()
+        self._last: WorkflowCheckpoint | None = None
+        """The run's last checkpoint (paused or completed) once it is written."""
         self._pending_writes: tuple[SupportsPendingWrites, str] | None = None
         """Where the current superstep's finished invocations are saved as they finish:
         the store and the checkpoint the superstep started from."""
@@ -179,8 +183,7 @@ class Runner:
                 error = failed.error
                 raise self.failure(failed.node.id, failed.ordinal, superstep, error) from None
             self.record(contexts, superstep)
-            if self.store is not None and self.durable:
-                await self.save(self.checkpoint("running"))
+            await self.close_barrier()
         except BaseException as error:
             await self.interrupted(error)
             raise
@@ -190,7 +193,9 @@ class Runner:
     async def interrupted(self, error: BaseException) -> None:
         """After a superstep raised ``error``: a failure saves the failed checkpoint, a
         cancellation a cancelled one (both shielded), so the run stays resumable from
-        the store. Anything else saves nothing."""
+        the store. Anything else, or anything after :meth:`end`, saves nothing."""
+        if self._last is not None:
+            return
         if isinstance(error, RunFailure):
             await self.save(error.checkpoint)
         elif isinstance(error, anyio.get_cancelled_exc_class()) and self.store is not None:
@@ -215,10 +220,29 @@ class Runner:
         return contexts, superstep
 
     async def commit(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
-        """:meth:`record` the superstep, then save its checkpoint (with a store)."""
+        """:meth:`record` the superstep, then :meth:`close_barrier`."""
         self.record(contexts, superstep, announced=announced)
-        if self.store is not None and self.durable:
+        await self.close_barrier()
+
+    async def close_barrier(self) -> None:
+        """Save the committed superstep's checkpoint (durability ``"sync"``). If it
+        left no message, the run ends here: :meth:`end` writes that checkpoint with
+        the run's last one in one step (no code of the run or its caller could run
+        between the two writes, so a crash leaves the same states, design §3.13)."""
+        if not self.state.inbox:
+            await self.end(self.store is not None and self.durable)
+        elif self.store is not None and self.durable:
             await self.save(self.checkpoint("running"))
+
+    async def end(self, barrier: bool) -> WorkflowCheckpoint:
+        """Write the run's last checkpoint (paused or completed; after its last
+        barrier's if ``barrier``) and release the claim: :func:`save_last`."""
+        checkpoints = [self.checkpoint("running")] if barrier else []
+        last = self.checkpoint("paused" if self.state.pending else "completed")
+        checkpoints.append(last)
+        await save_last(self.store, checkpoints, self.claim)
+        self._last = last
+        return last
 
     def record(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
         """Record the superstep's events and commit it at the barrier (``announced``:
@@ -270,9 +294,7 @@ class Runner:
         checkpoint is saved before the pause or completion is reported."""
         state = self.state
         requests = tuple(e.request for e in state.pending.values())
-        status: RunStatus = "paused" if requests else "completed"
-        checkpoint = self.checkpoint(status)
-        await self.save(checkpoint)
+        checkpoint = self._last if self._last is not None else await self.end(False)
         if requests:
             self.events.append(
                 RunPaused(state.run_id, tuple(r.id for r in requests), checkpoint.checkpoint_id)

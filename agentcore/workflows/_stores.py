@@ -1,11 +1,13 @@
 """Checkpoint stores: in memory, and the embedded default on SQLite.
 
 Both keep pending writes (``SupportsPendingWrites``) and run claims
-(``SupportsRunClaims``). A save that closes a superstep (a ``running``, ``paused`` or
-``completed`` record) drops the run's pending writes (those of the superstep it closes,
-kept under its parent or, after a resume from a failed checkpoint, under an older
-barrier), and ``keep_last`` prunes older records of the run, in the same step (one
-transaction on SQLite); the latest ``paused`` record of a run is never pruned.
+(``SupportsRunClaims``), and join a claim to the load after it and a release to the
+saves before it (``SupportsCombinedClaims``: one transaction on SQLite). A save that
+closes a superstep (a ``running``, ``paused`` or ``completed`` record) drops the run's
+pending writes (those of the superstep it closes, kept under its parent or, after a
+resume from a failed checkpoint, under an older barrier), and ``keep_last`` prunes
+older records of the run, in the same step (one transaction on SQLite); the latest
+``paused`` record of a run is never pruned.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, get_args
 
 import anyio
 
@@ -27,6 +29,7 @@ __all__ = ["InMemoryCheckpointStore", "SqliteCheckpointStore"]
 
 _STATUSES: tuple[str, ...] = get_args(RunStatus)
 _T = TypeVar("_T")
+_Statement: TypeAlias = "tuple[str, tuple[Any, ...]]"
 _KEEPS_WRITES = frozenset({"failed", "cancelled"})
 """Statuses whose save leaves the run's pending writes alone (a resume from the
 barrier before a failed or cancelled superstep still replays them)."""
@@ -156,6 +159,26 @@ class InMemoryCheckpointStore:
         if held is not None and held[0] == owner:
             del self._claims[run_id]
 
+    async def claim_and_load(
+        self, run_id: str, owner: str, ttl: float, checkpoint_id: str | None = None
+    ) -> tuple[CheckpointRecord | None, Sequence[str]] | None:
+        """``claim``, then (if taken) ``load`` and the record's pending writes: none of
+        these methods suspends, so nothing runs between them."""
+        if not await self.claim(run_id, owner, ttl):
+            return None
+        record = await self.load(run_id, checkpoint_id)
+        if record is None:
+            return None, ()
+        return record, await self.load_pending_writes(run_id, record.checkpoint_id)
+
+    async def save_and_release(
+        self, records: Sequence[CheckpointRecord], run_id: str, owner: str
+    ) -> None:
+        """``save`` each record, then ``release``, with nothing between them."""
+        for record in records:
+            await self.save(record)
+        await self.release(run_id, owner)
+
     def close(self) -> None:
         """Nothing to close (there for parity with the SQLite store)."""
 
@@ -216,6 +239,10 @@ WHERE run_id = ?1
 """
 
 
+def _release(run_id: str, owner: str) -> _Statement:
+    return ("DELETE FROM agentcore_workflow_claims WHERE run_id = ? AND owner = ?", (run_id, owner))
+
+
 async def _in_thread(func: Callable[..., _T], *args: Any) -> _T:
     # anyio's thread machinery (its core, sniffio, textwrap) loads with a SQLite store's
     # first call, not with ``import agentcore.workflows``
@@ -227,8 +254,9 @@ async def _in_thread(func: Callable[..., _T], *args: Any) -> _T:
 class SqliteCheckpointStore:
     """The embedded default: a SQLite file, used from worker threads (the event loop
     never blocks), WAL journaling, one ``BEGIN IMMEDIATE`` transaction per save (with
-    its pending-write cleanup and pruning), saves shielded from cancellation so a
-    record is written whole or not at all. Several processes may share one file; run
+    its pending-write cleanup and pruning; the run's last saves share one with its
+    claim's release), saves shielded from cancellation so a record is written whole
+    or not at all. Several processes may share one file; run
     claims (a row per run in ``agentcore_workflow_claims``) keep two of them from
     driving one run at once."""
 
@@ -257,21 +285,30 @@ class SqliteCheckpointStore:
                 self._connections.append(conn)
         return conn
 
-    def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> list[int]:
-        """Run ``statements`` in one ``BEGIN IMMEDIATE`` transaction (all or none);
-        the rows each changed."""
+    def _transaction(self, body: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``body(connection)`` in one ``BEGIN IMMEDIATE`` transaction (all or none)."""
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            changed = [conn.execute(sql, args).rowcount for sql, args in statements]
+            done = body(conn)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-        return changed
+        return done
+
+    def _write(self, *statements: _Statement) -> list[int]:
+        """Run ``statements`` in one transaction; the rows each changed."""
+        return self._transaction(
+            lambda conn: [conn.execute(sql, args).rowcount for sql, args in statements]
+        )
 
     def _save(self, record: CheckpointRecord) -> None:
-        statements: list[tuple[str, tuple[Any, ...]]] = [
+        self._write(*self._saving(record))
+
+    def _saving(self, record: CheckpointRecord) -> list[_Statement]:
+        """The statements of one save (run in one transaction)."""
+        statements: list[_Statement] = [
             (
                 f"INSERT INTO agentcore_workflow_checkpoints ({_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -296,7 +333,7 @@ class SqliteCheckpointStore:
         if self.keep_last is not None:
             statements.append((_PRUNE, (record.run_id, self.keep_last)))
             statements.append((_PRUNE_WRITES, (record.run_id,)))
-        self._write(*statements)
+        return statements
 
     def _select(self, where: str, args: tuple[Any, ...]) -> list[CheckpointRecord]:
         rows = self._connection().execute(
@@ -311,14 +348,17 @@ class SqliteCheckpointStore:
     async def save(self, record: CheckpointRecord) -> None:
         await self._shielded(self._save, record)
 
-    async def load(self, run_id: str, checkpoint_id: str | None = None) -> CheckpointRecord | None:
+    def _load(self, run_id: str, checkpoint_id: str | None) -> CheckpointRecord | None:
         args: tuple[str, ...]
         if checkpoint_id is None:
             where, args = "run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
         else:
             where, args = "run_id = ? AND checkpoint_id = ?", (run_id, checkpoint_id)
-        found = await _in_thread(self._select, where, args)
+        found = self._select(where, args)
         return found[0] if found else None
+
+    async def load(self, run_id: str, checkpoint_id: str | None = None) -> CheckpointRecord | None:
+        return await _in_thread(self._load, run_id, checkpoint_id)
 
     async def list_checkpoints(self, run_id: str) -> Sequence[CheckpointInfo]:
         found = await _in_thread(self._select, "run_id = ? ORDER BY seq", (run_id,))
@@ -372,55 +412,83 @@ class SqliteCheckpointStore:
 
         await self._shielded(save)
 
-    async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
-        def load() -> list[str]:
-            rows = self._connection().execute(
-                "SELECT payload FROM agentcore_workflow_pending_writes "
-                "WHERE run_id = ? AND checkpoint_id = ? ORDER BY ordinal",
-                (run_id, checkpoint_id),
-            )
-            return [row[0] for row in rows]
+    def _load_pending_writes(self, run_id: str, checkpoint_id: str) -> list[str]:
+        rows = self._connection().execute(
+            "SELECT payload FROM agentcore_workflow_pending_writes "
+            "WHERE run_id = ? AND checkpoint_id = ? ORDER BY ordinal",
+            (run_id, checkpoint_id),
+        )
+        return [row[0] for row in rows]
 
-        return await _in_thread(load)
+    async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
+        return await _in_thread(self._load_pending_writes, run_id, checkpoint_id)
+
+    @staticmethod
+    def _claim_in(conn: sqlite3.Connection, run_id: str, owner: str, ttl: float) -> bool:
+        """Inside a transaction: take the claim if it is free, expired or ``owner``'s."""
+        now = time.time()
+        row = conn.execute(
+            "SELECT owner, expires_at FROM agentcore_workflow_claims WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        taken = row is None or row[0] == owner or row[1] <= now
+        if taken:
+            conn.execute(
+                "INSERT OR REPLACE INTO agentcore_workflow_claims "
+                "(run_id, owner, expires_at) VALUES (?, ?, ?)",
+                (run_id, owner, now + ttl),
+            )
+        return taken
+
+    def _claim(self, run_id: str, owner: str, ttl: float) -> bool:
+        return self._transaction(lambda conn: self._claim_in(conn, run_id, owner, ttl))
 
     async def claim(self, run_id: str, owner: str, ttl: float) -> bool:
         """Take (or renew) the claim on ``run_id`` for ``ttl`` seconds; ``False`` when
         another owner holds an unexpired one. Wall-clock time, shared by processes."""
         _check_ttl(ttl)
-
-        def claim() -> bool:
-            conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                now = time.time()
-                row = conn.execute(
-                    "SELECT owner, expires_at FROM agentcore_workflow_claims WHERE run_id = ?",
-                    (run_id,),
-                ).fetchone()
-                taken = row is None or row[0] == owner or row[1] <= now
-                if taken:
-                    conn.execute(
-                        "INSERT OR REPLACE INTO agentcore_workflow_claims "
-                        "(run_id, owner, expires_at) VALUES (?, ?, ?)",
-                        (run_id, owner, now + ttl),
-                    )
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            return taken
-
-        taken: bool = await self._shielded(claim)
+        taken: bool = await self._shielded(self._claim, run_id, owner, ttl)
         return taken
 
     async def release(self, run_id: str, owner: str) -> None:
-        await self._shielded(
-            self._write,
-            (
-                "DELETE FROM agentcore_workflow_claims WHERE run_id = ? AND owner = ?",
-                (run_id, owner),
-            ),
+        await self._shielded(self._write, _release(run_id, owner))
+
+    def _claim_and_load(
+        self, run_id: str, owner: str, ttl: float, checkpoint_id: str | None
+    ) -> tuple[CheckpointRecord | None, list[str]] | None:
+        def body(conn: sqlite3.Connection) -> tuple[CheckpointRecord | None, list[str]] | None:
+            if not self._claim_in(conn, run_id, owner, ttl):
+                return None
+            record = self._load(run_id, checkpoint_id)
+            if record is None:
+                return None, []
+            return record, self._load_pending_writes(run_id, record.checkpoint_id)
+
+        return self._transaction(body)
+
+    async def claim_and_load(
+        self, run_id: str, owner: str, ttl: float, checkpoint_id: str | None = None
+    ) -> tuple[CheckpointRecord | None, Sequence[str]] | None:
+        """``claim`` and, if taken, ``load`` with the record's pending writes, in one
+        worker-thread call and one transaction (the read sees the state the claim
+        was taken in: no other process can write between them)."""
+        _check_ttl(ttl)
+        found: tuple[CheckpointRecord | None, Sequence[str]] | None = await self._shielded(
+            self._claim_and_load, run_id, owner, ttl, checkpoint_id
         )
+        return found
+
+    def _save_and_release(
+        self, records: Sequence[CheckpointRecord], run_id: str, owner: str
+    ) -> None:
+        self._write(*[s for r in records for s in self._saving(r)], _release(run_id, owner))
+
+    async def save_and_release(
+        self, records: Sequence[CheckpointRecord], run_id: str, owner: str
+    ) -> None:
+        """``save`` each record in order, then ``release``: one worker-thread call and
+        one transaction, shielded from cancellation like a save."""
+        await self._shielded(self._save_and_release, records, run_id, owner)
 
     def close(self) -> None:
         """Close every connection this store opened (it cannot be used afterwards)."""

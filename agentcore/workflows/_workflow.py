@@ -35,8 +35,10 @@ from agentcore.workflows._checkpoint import (
 )
 from agentcore.workflows._drive import claimed, drive, final_of, stream_source
 from agentcore.workflows._durability import (
+    RunClaim,
     check_durability,
     has_run_claims,
+    load_run,
     with_pending_writes,
 )
 from agentcore.workflows._events import RequestCancelled, WorkflowEvent
@@ -320,9 +322,9 @@ class Workflow(Generic[InT, OutT]):
             load = partial(
                 self._load_and_prepare, store, run_id, checkpoint, message, responses, prepare
             )
-            if has_run_claims(store):  # claimed before the latest is loaded
+            if has_run_claims(store):  # claimed before (or as) the latest is loaded
                 return claimed(store, run_id, self._graph.claim_ttl, load)
-            return load()
+            return load(None)
         runner = prepare(checkpoint)
         if has_run_claims(store):
             return claimed(store, runner.state.run_id, self._graph.claim_ttl, runner)
@@ -336,15 +338,19 @@ class Workflow(Generic[InT, OutT]):
         message: Any,
         responses: Sequence[WorkflowResponse[Any]] | None,
         prepare: Callable[[WorkflowCheckpoint | None], Runner],
+        claim: RunClaim | None,
     ) -> Runner:
-        record = await store.load(run_id, checkpoint_id)
+        if claim is None:
+            record, writes = await load_run(store, run_id, checkpoint_id)
+        else:
+            record, writes = await claim.take_and_load(store, checkpoint_id)
         if record is None:
             if checkpoint_id is not None:
                 raise RunStateError(f"run {run_id!r} has no checkpoint {checkpoint_id!r}")
             if responses or message is None:
                 raise RunStateError(f"the store holds no run {run_id!r} to resume")
             return prepare(None)
-        return prepare(await with_pending_writes(store, self.restore(record)))
+        return prepare(with_pending_writes(self.restore(record), writes))
 
     def as_agent(
         self,

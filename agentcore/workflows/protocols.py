@@ -13,6 +13,7 @@ __all__ = [
     "CheckpointStore",
     "Executor",
     "IdSource",
+    "SupportsCombinedClaims",
     "SupportsPendingWrites",
     "SupportsRunClaims",
 ]
@@ -82,3 +83,29 @@ class SupportsRunClaims(Protocol):
     async def claim(self, run_id: str, owner: str, ttl: float) -> bool: ...
 
     async def release(self, run_id: str, owner: str) -> None: ...
+
+
+@runtime_checkable
+class SupportsCombinedClaims(Protocol):
+    """A store with run claims and pending writes that joins a run's claim to the read
+    that starts it and its release to the write that ends it, each in one round trip
+    and one transaction. Optional: without it, a run makes the same calls one by one
+    (``claim`` then ``load`` and ``load_pending_writes``; ``save`` per record then
+    ``release``), with the same effects.
+
+    ``claim_and_load`` takes the claim as ``claim`` does and, only if it was taken,
+    reads what ``load(run_id, checkpoint_id)`` returns with the pending writes kept
+    under that checkpoint (``None`` and ``()`` when there is none); the whole answer
+    is ``None`` when another owner holds the claim.
+
+    ``save_and_release`` saves ``records`` in order, each with the effects of ``save``,
+    then releases ``owner``'s claim as ``release`` does: all of it or none of it.
+    """
+
+    async def claim_and_load(
+        self, run_id: str, owner: str, ttl: float, checkpoint_id: str | None = None
+    ) -> tuple[CheckpointRecord | None, Sequence[str]] | None: ...
+
+    async def save_and_release(
+        self, records: Sequence[CheckpointRecord], run_id: str, owner: str
+    ) -> None: ...

@@ -172,43 +172,46 @@ class PostgresCheckpointStore:
     def _save(self, record: CheckpointRecord) -> None:
         conn = self._connection()
         with conn.transaction():
-            conn.execute(
-                self._insert,
-                (
-                    record.run_id,
-                    record.checkpoint_id,
-                    record.parent_id,
-                    record.superstep,
-                    record.status,
-                    record.workflow,
-                    record.workflow_version,
-                    record.created_at,
-                    record.format,
-                    record.payload,
-                ),
-            )
-            if record.status not in ("failed", "cancelled"):  # the superstep is closed
-                conn.execute(self._drop_writes, (record.run_id,))
-            if self.keep_last is not None:
-                args = {"run": record.run_id, "keep": self.keep_last}
-                conn.execute(self._prune, args)
-                conn.execute(self._prune_writes, args)
+            self._saving(conn, record)
+
+    def _saving(self, conn: psycopg.Connection[tuple[Any, ...]], record: CheckpointRecord) -> None:
+        """Inside a transaction: the statements of one save."""
+        conn.execute(
+            self._insert,
+            (
+                record.run_id,
+                record.checkpoint_id,
+                record.parent_id,
+                record.superstep,
+                record.status,
+                record.workflow,
+                record.workflow_version,
+                record.created_at,
+                record.format,
+                record.payload,
+            ),
+        )
+        if record.status not in ("failed", "cancelled"):  # the superstep is closed
+            conn.execute(self._drop_writes, (record.run_id,))
+        if self.keep_last is not None:
+            args = {"run": record.run_id, "keep": self.keep_last}
+            conn.execute(self._prune, args)
+            conn.execute(self._prune_writes, args)
 
     async def save(self, record: CheckpointRecord) -> None:
         await self._in_thread(self._save, record, shield=True)
 
-    async def load(self, run_id: str, checkpoint_id: str | None = None) -> CheckpointRecord | None:
+    def _load(self, run_id: str, checkpoint_id: str | None) -> CheckpointRecord | None:
         if checkpoint_id is None:
-            found = await self._in_thread(
-                self._records, sql.SQL("run_id = %s ORDER BY seq DESC LIMIT 1"), (run_id,)
-            )
+            found = self._records(sql.SQL("run_id = %s ORDER BY seq DESC LIMIT 1"), (run_id,))
         else:
-            found = await self._in_thread(
-                self._records,
-                sql.SQL("run_id = %s AND checkpoint_id = %s"),
-                (run_id, checkpoint_id),
+            found = self._records(
+                sql.SQL("run_id = %s AND checkpoint_id = %s"), (run_id, checkpoint_id)
             )
         return found[0] if found else None
+
+    async def load(self, run_id: str, checkpoint_id: str | None = None) -> CheckpointRecord | None:
+        return await self._in_thread(self._load, run_id, checkpoint_id)
 
     async def list_checkpoints(self, run_id: str) -> Sequence[CheckpointInfo]:
         found = await self._in_thread(self._records, sql.SQL("run_id = %s ORDER BY seq"), (run_id,))
@@ -275,12 +278,12 @@ class PostgresCheckpointStore:
 
         await self._in_thread(save, shield=True)
 
-    async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
-        def load() -> list[str]:
-            rows = self._connection().execute(self._load_writes, (run_id, checkpoint_id))
-            return [str(row[0]) for row in rows]
+    def _load_pending_writes(self, run_id: str, checkpoint_id: str) -> list[str]:
+        rows = self._connection().execute(self._load_writes, (run_id, checkpoint_id))
+        return [str(row[0]) for row in rows]
 
-        return await self._in_thread(load)
+    async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
+        return await self._in_thread(self._load_pending_writes, run_id, checkpoint_id)
 
     # -- SupportsRunClaims -------------------------------------------------------------------
 
@@ -290,17 +293,54 @@ class PostgresCheckpointStore:
         if not ttl > 0:
             raise ValueError(f"a claim's ttl is a number of seconds above 0, got {ttl!r}")
 
-        def claim() -> bool:
-            args = {"run": run_id, "owner": owner, "ttl": float(ttl)}
-            return self._connection().execute(self._claim, args).fetchone() is not None
+        return await self._in_thread(self._take, run_id, owner, ttl, shield=True)
 
-        return await self._in_thread(claim, shield=True)
+    def _take(self, run_id: str, owner: str, ttl: float) -> bool:
+        args = {"run": run_id, "owner": owner, "ttl": float(ttl)}
+        return self._connection().execute(self._claim, args).fetchone() is not None
 
     async def release(self, run_id: str, owner: str) -> None:
         def release() -> None:
             self._connection().execute(self._release, (run_id, owner))
 
         await self._in_thread(release, shield=True)
+
+    # -- SupportsCombinedClaims -------------------------------------------------------------
+
+    async def claim_and_load(
+        self, run_id: str, owner: str, ttl: float, checkpoint_id: str | None = None
+    ) -> tuple[CheckpointRecord | None, Sequence[str]] | None:
+        """``claim`` and, if taken, ``load`` with the record's pending writes: one
+        worker-thread call and one transaction; ``None`` when another owner holds an
+        unexpired claim."""
+        if not ttl > 0:
+            raise ValueError(f"a claim's ttl is a number of seconds above 0, got {ttl!r}")
+
+        def claim_and_load() -> tuple[CheckpointRecord | None, Sequence[str]] | None:
+            with self._connection().transaction():
+                if not self._take(run_id, owner, ttl):
+                    return None
+                record = self._load(run_id, checkpoint_id)
+                if record is None:
+                    return None, ()
+                return record, self._load_pending_writes(run_id, record.checkpoint_id)
+
+        return await self._in_thread(claim_and_load, shield=True)
+
+    async def save_and_release(
+        self, records: Sequence[CheckpointRecord], run_id: str, owner: str
+    ) -> None:
+        """``save`` each record in order, then ``release``: one worker-thread call and
+        one transaction, shielded from cancellation like a save."""
+
+        def save_and_release() -> None:
+            conn = self._connection()
+            with conn.transaction():
+                for record in records:
+                    self._saving(conn, record)
+                conn.execute(self._release, (run_id, owner))
+
+        await self._in_thread(save_and_release, shield=True)
 
     def close(self) -> None:
         """Close every connection this store opened (it cannot be used afterwards)."""

@@ -21,6 +21,8 @@ from agentcore.errors import RunStateError
 from agentcore.workflows import (
     CheckpointRecord,
     ExecutorFailedError,
+    RunStatus,
+    SupportsCombinedClaims,
     SupportsPendingWrites,
     SupportsRunClaims,
 )
@@ -53,6 +55,7 @@ async def test_a_paused_run_resumes_by_id_and_keeps_its_lineage(
 ) -> None:
     assert isinstance(store, SupportsPendingWrites)
     assert isinstance(store, SupportsRunClaims)
+    assert isinstance(store, SupportsCombinedClaims)
     workflow = expenses(store)
     paused = await workflow.run(BATCH, run_id="r")
     snapshot = await workflow.inspect("r")
@@ -151,6 +154,45 @@ async def test_delete_forgets_the_run_with_its_claim(
     await store.release("r", "the next process")
     flow.mode = "ok"
     assert (await flow.build(store).run(5, run_id="r")).output == DONE
+
+
+async def test_a_claim_joins_the_first_load_and_a_release_the_last_save(
+    store: PostgresCheckpointStore, database: str
+) -> None:
+    def record(checkpoint_id: str, parent: str | None, status: RunStatus) -> CheckpointRecord:
+        return CheckpointRecord("r", checkpoint_id, parent, 1, status, "w", None, "t", 1, "{}")
+
+    found = await store.claim_and_load("r", "a", 60)
+    assert found is not None
+    assert (found[0], list(found[1])) == (None, [])  # taken; no such run yet
+    first = record("ck_1", None, "running")
+    await store.save(first)
+    await store.save_pending_write("r", "ck_1", 0, '{"w":0}')
+    found = await store.claim_and_load("r", "a", 60)  # a renewal, and the latest record
+    assert found is not None
+    assert (found[0], list(found[1])) == (first, ['{"w":0}'])
+    assert await store.claim_and_load("r", "b", 60) is None  # a's claim holds
+    last = [record("ck_2", "ck_1", "running"), record("ck_3", "ck_2", "completed")]
+    claims = f"{store.prefix}_claims"
+    with psycopg.connect(database, autocommit=True) as outside:  # all of it or none of it
+        outside.execute(
+            "CREATE FUNCTION fail_release() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'release failed'; END $$"
+        )
+        outside.execute(
+            f"CREATE TRIGGER fail_release BEFORE DELETE ON {claims} "
+            "FOR EACH ROW EXECUTE FUNCTION fail_release()"
+        )
+        with pytest.raises(psycopg.errors.RaiseException, match="release failed"):
+            await store.save_and_release(last, "r", "a")
+        assert await store.load("r") == first
+        assert not await store.claim("r", "b", 60)
+        outside.execute(f"DROP TRIGGER fail_release ON {claims}")
+        outside.execute("DROP FUNCTION fail_release()")
+    await store.save_and_release(last, "r", "a")
+    assert [i.checkpoint_id for i in await store.list_checkpoints("r")] == ["ck_1", "ck_2", "ck_3"]
+    assert await store.load_pending_writes("r", "ck_1") == []
+    assert await store.claim("r", "b", 60)  # released
 
 
 async def test_keep_last_prune_and_runs(

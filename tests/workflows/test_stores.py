@@ -22,6 +22,7 @@ from agentcore.workflows import (
     ExecutorFailedError,
     InMemoryCheckpointStore,
     SqliteCheckpointStore,
+    SupportsCombinedClaims,
     SupportsPendingWrites,
     SupportsRunClaims,
     WorkflowBuilder,
@@ -51,6 +52,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 def test_both_stores_have_every_capability(store: Store) -> None:
     assert isinstance(store, SupportsPendingWrites)
     assert isinstance(store, SupportsRunClaims)
+    assert isinstance(store, SupportsCombinedClaims)
 
 
 # -- atomic, shielded saves ----------------------------------------------------------------
