@@ -252,3 +252,25 @@ def test_a_records_payload_is_to_json_whatever_the_names(
         PAUSED, workflow=name, workflow_version=version, parent_id=parent, checkpoint_id=name
     )
     assert CheckpointRecord.of(checkpoint).payload == to_json(checkpoint)
+
+
+def test_a_state_that_holds_nothing_has_the_payload_of_to_json() -> None:
+    # such a state's text is kept after its first encoding: it must stay to_json's
+    # whatever was encoded before it, and any one thing held makes it encoded again
+    paused = PAUSED.state
+    assert paused is not None
+    empty = FrozenState(paused.run_id, paused.superstep, (), {}, {}, {}, {}, (), {}, None)
+    for state in (
+        empty,
+        paused,
+        empty,
+        attrs.evolve(empty, buffers=paused.buffers),
+        attrs.evolve(empty, pending=paused.pending),
+        attrs.evolve(empty, shared={"seen": 1}),
+        attrs.evolve(empty, answered=("rq_1",)),
+        attrs.evolve(empty, usage=Usage(input_tokens=1)),
+        empty,
+    ):
+        requests = tuple(e.request for e in state.pending.values())
+        checkpoint = attrs.evolve(PAUSED, state=state, requests=requests)
+        assert CheckpointRecord.of(checkpoint).payload == to_json(checkpoint)
