@@ -17,6 +17,7 @@ import pytest
 from typing_extensions import Never
 
 from agentcore.workflows import (
+    ExecutorFailedError,
     SqliteCheckpointStore,
     Workflow,
     WorkflowBuilder,
@@ -183,3 +184,40 @@ async def test_a_named_run_loads_in_its_claims_round_trip(
 
 async def _last_run(store: SqliteCheckpointStore) -> str:
     return (await store.runs())[-1].run_id
+
+
+async def test_a_resume_reads_its_checkpoint_and_pending_writes_in_the_claims_round_trip(
+    store: SqliteCheckpointStore, trips: Trips, how: How
+) -> None:
+    failing = [True]
+
+    @executor
+    async def a(n: int) -> str:
+        return "x"
+
+    @executor
+    async def b(text: str) -> bytes:
+        if failing[0]:
+            raise RuntimeError("b fails once")
+        return b"x"
+
+    @executor
+    async def c(data: bytes, ctx: WorkflowContext[Never, int]) -> None:
+        await ctx.yield_output(1)
+
+    workflow = WorkflowBuilder(a, name="seq-3", checkpoints=store).add_chain(a, b, c).build()
+    with pytest.raises(ExecutorFailedError):
+        await workflow.run(1, run_id="r")
+    failing[0] = False
+    trips.reset()
+    if how == "run":
+        assert (await workflow.run(run_id="r")).output == 1
+    elif how == "stream":
+        assert (await workflow.run(run_id="r", stream=True).get_final_response()).output == 1
+    else:
+        async with workflow.open_run(run_id="r") as live:
+            assert (await live.get_final_response()).output == 1
+    # claim, latest checkpoint and its pending writes in one; superstep 2's barrier;
+    # then the end (superstep 3's barrier, the completion, the release)
+    assert trips.hops == ["_claim_and_load", "_save", "_save_and_release"]
+    assert trips.transactions == [CLAIM, BARRIER, LAST]
