@@ -283,11 +283,13 @@ class AgentExecutor:
                 "session": to_json(session),
                 "inputs": unstructure(list(inputs)),
             }
+            # each request is named by its content's id (design §3.10), so the caller
+            # sees one id for the question whichever way it looks at it
             for p in pauses:
                 if isinstance(p, FunctionApprovalRequestContent):
-                    await ctx.request(p, FunctionApprovalResponseContent, context=context)
+                    ctx._stage_request(p, FunctionApprovalResponseContent, context, p.id)
                 else:
-                    await ctx.request(p, UserInputResponseContent, context=context)
+                    ctx._stage_request(p, UserInputResponseContent, context, p.id)
             return
         await ctx.yield_output(response)
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing

@@ -53,6 +53,7 @@ from agentcore.workflows._events import (
 )
 from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._replay import replayed_context
+from agentcore.workflows._requests import unique_request
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._spec import HandlerSpec
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
@@ -507,7 +508,10 @@ class Runner:
                 if ctx._requests:
                     ordinal = ctx.ordinal
                     for n, (request, context) in enumerate(ctx._requests):
-                        new_requests.append(PendingEntry(request, (superstep, ordinal, n), context))
+                        key = (superstep, ordinal, n)
+                        staged = (e.request for e in new_requests)
+                        request = unique_request(request, key, state.pending, staged)
+                        new_requests.append(PendingEntry(request, key, context))
             buffers = (
                 {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
                 if appended

@@ -3,17 +3,22 @@ answers resume the agent in its paused session, after a checkpoint round trip to
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from agentcore import (
     Agent,
+    AgentResponse,
+    AgentResponseUpdate,
+    AgentSession,
     ChatResponse,
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
     Message,
+    ResponseStream,
     ToolContext,
     UserInputRequestContent,
     tool,
@@ -25,6 +30,7 @@ from agentcore.workflows import (
     PendingRequest,
     Workflow,
     WorkflowBuilder,
+    WorkflowRunResult,
     executor,
 )
 
@@ -75,6 +81,7 @@ async def test_inner_agent_approval_becomes_workflow_request_and_resumes_in_same
     [request] = paused.requests
     assert request.executor_id == "bank"
     assert isinstance(request.data, FunctionApprovalRequestContent)
+    assert request.id == request.data.id  # one id for the question (design §3.10)
     assert request.response_type is FunctionApprovalResponseContent
     assert bank.sent == []
     assert paused.outputs == ()
@@ -99,6 +106,7 @@ async def test_inner_agent_user_input_becomes_workflow_request() -> None:
     [request] = paused.requests
     assert isinstance(request.data, UserInputRequestContent)
     assert request.data.prompt == "Enter the code sent to your phone"
+    assert request.id == request.data.id
     answer = request.create_response(request.data.create_response("4711"))
     done = await bank.workflow().run(responses=[answer], checkpoint=paused.checkpoint)
     assert bank.codes == ["4711"]
@@ -162,3 +170,94 @@ async def test_a_paused_agent_in_a_streaming_run_pauses_the_same_way(stream: boo
     [request] = paused.requests
     assert isinstance(request.data, FunctionApprovalRequestContent)
     assert [e.type for e in paused.events][-2:] == ["superstep_completed", "run_paused"]
+
+
+class Clerk:
+    """An agent that keeps its own request ids (no ``session.paused``): every pause asks
+    for the approval ``apr_same``; a decision ends its turn."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.description = None
+        self.decisions: list[bool] = []
+
+    def create_session(self) -> AgentSession:
+        return AgentSession()
+
+    def run(
+        self, messages: Any = None, *, session: AgentSession | None = None, stream: bool = False
+    ) -> Any:
+        decided = [
+            c
+            for m in messages or ()
+            for c in m.contents
+            if isinstance(c, FunctionApprovalResponseContent)
+        ]
+        if decided:
+            self.decisions.extend(d.approved for d in decided)
+            reply = Message("assistant", f"{self.name} approved={decided[0].approved}")
+        else:
+            call = FunctionCallContent("c1", "pay", "{}")
+            reply = Message("assistant", [FunctionApprovalRequestContent(call, id="apr_same")])
+        response: AgentResponse[Any] = AgentResponse(messages=(reply,), agent_name=self.name)
+        if not stream:
+
+            async def done() -> AgentResponse[Any]:
+                return response
+
+            return done()
+
+        async def updates() -> AsyncIterator[AgentResponseUpdate]:
+            yield AgentResponseUpdate(reply.contents, reply.role, agent_name=self.name)
+
+        return ResponseStream(updates(), finalizer=lambda _: response)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_agents_own_request_id_already_pending_falls_back_to_the_generated_id(
+    stream: bool,
+) -> None:
+    first, second, third = Clerk("first"), Clerk("second"), Clerk("third")
+
+    @executor
+    async def desk(text: str) -> str:
+        return text
+
+    @executor
+    async def relay(text: str) -> str:
+        return text
+
+    workflow = (
+        WorkflowBuilder(desk, name="clerks")
+        .add_fan_out(desk, [first, second, relay])
+        .add_edge(relay, third)
+        .build()
+    )
+
+    async def run(**kwargs: Any) -> WorkflowRunResult[Any]:
+        if not stream:
+            result: WorkflowRunResult[Any] = await workflow.run(**kwargs)
+            return result
+        running = workflow.run(stream=True, **kwargs)
+        _ = [e async for e in running]
+        return await running.get_final_response()
+
+    paused = await run(message="pay")
+    assert paused.status == "paused"
+    ids = {r.executor_id: r.id for r in paused.requests}
+    # superstep 2: first takes its own id; second's, staged at the same barrier, is
+    # taken, so it gets the generated one; superstep 3: third's is pending already
+    assert ids == {"first": "apr_same", "second": "req_2_1_0", "third": "req_3_0_0"}
+    assert all(r.data.id == "apr_same" for r in paused.requests)
+    answers = [
+        r.create_response(r.data.create_response(r.executor_id != "second"))
+        for r in paused.requests
+    ]
+    done = await run(responses=answers, checkpoint=paused.checkpoint)
+    assert done.status == "completed"
+    assert sorted(o.text for o in done.outputs) == [
+        "first approved=True",
+        "second approved=False",
+        "third approved=True",
+    ]
+    assert (first.decisions, second.decisions, third.decisions) == ([True], [False], [True])
