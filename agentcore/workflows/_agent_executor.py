@@ -34,7 +34,14 @@ from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._ids import NO_DEPS, calling_agent
 from agentcore.workflows.errors import WorkflowTypeError
 
-__all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]
+__all__ = [
+    "AGENT_UPDATE",
+    "AgentExecutor",
+    "AgentPauses",
+    "AgentTurn",
+    "ContextMode",
+    "check_answer",
+]
 
 AGENT_UPDATE = "agent_update"
 """The ``name`` of the live :class:`ExecutorEvent` carrying an agent executor's
@@ -229,13 +236,7 @@ class AgentExecutor:
     ) -> None:
         """Keep ``answer``; once every request of its pause is answered, resume the agent
         in the paused session with all of them at once (the kernel's own resume)."""
-        if answer.id != request.id or answer.function_call != request.function_call:
-            raise WorkflowTypeError(
-                f"{self._id!r} was given an answer for {answer.id!r} "
-                f"({answer.function_call.name}) to its request {request.id!r} "
-                f"({request.function_call.name}); answer with "
-                f"pending.create_response(pending.data.create_response(...))"
-            )
+        check_answer(self._id, request, answer)
         context = cast("dict[str, Any]", ctx.request_context)
         pause: str = context["pause"]
         ids: list[str] = context["ids"]
@@ -298,6 +299,27 @@ class AgentExecutor:
 
 
 Question = FunctionApprovalRequestContent | UserInputRequestContent
+
+
+def check_answer(executor_id: str, request: Question, answer: Answer) -> None:
+    """Refuse an answer that is not ``request``'s own (another id, another call, or the
+    other kind of answer): the kernel would ignore it and the agent would wait on."""
+    kind = (
+        FunctionApprovalResponseContent
+        if isinstance(request, FunctionApprovalRequestContent)
+        else UserInputResponseContent
+    )
+    if (
+        answer.id != request.id
+        or answer.function_call != request.function_call
+        or not isinstance(answer, kind)
+    ):
+        raise WorkflowTypeError(
+            f"{executor_id!r} was given a {type(answer).__name__} for {answer.id!r} "
+            f"({answer.function_call.name}) to its request {request.id!r} "
+            f"({request.function_call.name}); answer with "
+            f"pending.create_response(pending.data.create_response(...))"
+        )
 
 
 def _takes_deps(agent: SupportsAgentRun) -> bool:
