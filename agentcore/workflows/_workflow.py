@@ -33,7 +33,7 @@ from agentcore.workflows._checkpoint import (
     WorkflowCheckpoint,
     read_checkpoint,
 )
-from agentcore.workflows._drive import claimed, drive, final_of, stream_source
+from agentcore.workflows._drive import answers_saved, claimed, drive, final_of, stream_source
 from agentcore.workflows._durability import (
     check_durability,
     has_run_claims,
@@ -324,9 +324,10 @@ class Workflow(Generic[InT, OutT]):
                 return claimed(store, run_id, self._graph.claim_ttl, load)
             return load()
         runner = prepare(checkpoint)
+        setup = partial(answers_saved, runner) if responses else runner
         if has_run_claims(store):
-            return claimed(store, runner.state.run_id, self._graph.claim_ttl, runner)
-        return runner
+            return claimed(store, runner.state.run_id, self._graph.claim_ttl, setup)
+        return setup if isinstance(setup, Runner) else setup()
 
     async def _load_and_prepare(
         self,
@@ -344,7 +345,8 @@ class Workflow(Generic[InT, OutT]):
             if responses or message is None:
                 raise RunStateError(f"the store holds no run {run_id!r} to resume")
             return prepare(None)
-        return prepare(await with_pending_writes(store, self.restore(record)))
+        runner = prepare(await with_pending_writes(store, self.restore(record)))
+        return await answers_saved(runner) if responses else runner
 
     def as_agent(
         self,
@@ -356,7 +358,8 @@ class Workflow(Generic[InT, OutT]):
         checkpoints: CheckpointStore | None = None,
     ) -> WorkflowAgent:
         """This workflow as an agent (``SupportsAgentRun``): pending requests come back as
-        ``request_info`` calls. ``TypeError`` when the input or output types are not
+        ``request_info`` calls, an inner agent's approval and user-input requests as
+        themselves. ``TypeError`` when the input or output types are not
         messages and no adapter is given. With ``checkpoints=`` a session keeps only its
         run's id and the store keeps the run; without, the session keeps the checkpoint."""
         from agentcore.workflows._workflow_agent import WorkflowAgent
