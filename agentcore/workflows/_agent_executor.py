@@ -255,8 +255,15 @@ class AgentExecutor:
         session = from_json(context["session"], AgentSession)
         inputs = tuple(structure(context["inputs"], list[Message]))
         decisions = Message("user", [mine[i] for i in ids])
+        # An agent that keeps the conversation itself (a history store, or a service's
+        # conversation) stored the inputs with the paused turn: it gets the decisions
+        # alone, else the model would read the inputs twice.
+        remembers = getattr(self._agent, "history", None) is not None or bool(
+            session.service_conversation_id
+        )
+        again = () if remembers else inputs
         with calling_agent(ctx._id_source()):
-            running = self._runner.run([*inputs, decisions], session=session, **self._deps(ctx))
+            running = self._runner.run([*again, decisions], session=session, **self._deps(ctx))
         response = await running
         await self._commit(inputs, response, ctx, session)
 

@@ -15,6 +15,7 @@ from agentcore import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
+    HistoryStore,
     Message,
     ResponseStream,
     ToolContext,
@@ -32,7 +33,7 @@ def calls(*pairs: tuple[str, str]) -> ChatResponse[Any]:
 class Bank:
     """Two tools: ``transfer`` needs an approval, ``verify`` asks the user for a code."""
 
-    def __init__(self, *script: Any) -> None:
+    def __init__(self, *script: Any, history: HistoryStore | None = None) -> None:
         self.sent: list[tuple[str, int]] = []
         self.codes: list[str] = []
         self.client = ScriptedChatClient(list(script))
@@ -50,7 +51,9 @@ class Bank:
             self.codes.append(code)
             return "verified"
 
-        self.agent = Agent(self.client, "Bank.", tools=[transfer, verify], name="bank")
+        self.agent = Agent(
+            self.client, "Bank.", tools=[transfer, verify], name="bank", history=history
+        )
 
     def workflow(self) -> Workflow[str, Any]:
         @executor

@@ -3,6 +3,7 @@ answers resume the agent in its paused session, after a checkpoint round trip to
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -11,12 +12,14 @@ from agentcore import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
+    InMemoryHistoryStore,
     UserInputRequestContent,
 )
 from agentcore.serialization import to_json
 from agentcore.workflows import (
     ExecutorFailedError,
     PendingRequest,
+    SeededIds,
     WorkflowBuilder,
     WorkflowRunResult,
     executor,
@@ -173,3 +176,49 @@ async def test_an_agents_own_request_id_already_pending_falls_back_to_the_genera
         "third approved=True",
     ]
     assert (first.decisions, second.decisions, third.decisions) == ([True], [False], [True])
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_agent_with_a_history_store_is_renamed_and_resumes_once(stream: bool) -> None:
+    """A kernel agent with a history store keeps its pause on ``session.paused`` too (the
+    store keeps conversation, never approval requests), so its approval is renamed from
+    the run's ids like any other; on resume it gets the decisions alone, since its
+    history already holds the turn's input."""
+    history = InMemoryHistoryStore()
+
+    async def run(bank: Bank, **kwargs: Any) -> WorkflowRunResult[Any]:
+        workflow = bank.workflow()
+        if not stream:
+            result: WorkflowRunResult[Any] = await workflow.run(**kwargs)
+            return result
+        running = workflow.run(stream=True, **kwargs)
+        _ = [e async for e in running]
+        return await running.get_final_response()
+
+    bank = Bank(calls(("transfer", '{"to": "Grace", "amount": 120}')), "Sent.", history=history)
+    paused = await run(bank, message="send Grace 120", ids=SeededIds(7))
+    [request] = paused.requests
+    assert request.id == request.data.id
+    assert paused.checkpoint is not None
+    [kept] = json.loads(to_json(paused.checkpoint))["data"]["requests"]
+    session = json.loads(kept["context"]["session"])["data"]
+    assert session["paused"]["requests"][0]["id"] == request.id  # renamed in the session too
+    again = await run(
+        Bank(calls(("transfer", '{"to": "Grace", "amount": 120}')), history=InMemoryHistoryStore()),
+        message="send Grace 120",
+        ids=SeededIds(7),
+    )
+    assert [r.id for r in again.requests] == [request.id]  # from the run's id source
+    restored = bank.workflow().restore(to_json(paused.checkpoint))
+    [pending] = restored.requests
+    done = await run(
+        bank,
+        responses=[pending.create_response(pending.data.create_response(True))],
+        checkpoint=restored,
+    )
+    assert done.output.text == "Sent."
+    assert bank.sent == [("Grace", 120)]  # the tool ran once
+    resumed = bank.client.requests[-1].messages
+    assert [m.role for m in resumed] == ["user", "assistant", "tool"]  # the input once
+    stored = await history.load(session["session_id"])
+    assert [m.role for m in stored] == ["user", "assistant", "tool", "assistant"]
