@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from typing_extensions import Never
 
 from agentcore import (
     Agent,
@@ -28,6 +29,7 @@ from agentcore.workflows import (
     CheckpointStore,
     InMemoryCheckpointStore,
     RequestInfoArguments,
+    Workflow,
     WorkflowAgent,
     WorkflowBuilder,
     WorkflowContext,
@@ -238,3 +240,37 @@ async def test_as_tool_keeps_asking_an_inner_approval_through_tool_context_ask(
     done, _ = await run_agent(outer, answer, stream=stream, session=session)
     assert bank.sent == [("Grace", 120)]
     assert done.text == "Sent."
+
+
+async def test_an_approval_from_a_sub_workflow_asking_the_caller_passes_through(
+    stream: bool,
+) -> None:
+    @executor
+    async def front(text: str, ctx: WorkflowContext[str]) -> None:
+        await ctx.send(text)
+
+    @executor
+    async def report(answer: AgentResponse[Any], ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(answer.text)
+
+    def outer(bank: Bank) -> Workflow[str, str]:
+        return (
+            WorkflowBuilder(front, name="outer")
+            .add(bank.workflow(), id="branch", forward_requests="caller")
+            .add_edge(front, "branch")
+            .add_edge("branch", report)
+            .build()
+        )
+
+    paused = await outer(Bank(SEND, "Done.")).run("send Grace 120")
+    [request] = paused.requests
+    assert request.path == ("branch",)
+    assert request.id == request.data.id  # the inner agent's id, up to the top
+    bank = Bank(SEND, "Done: sent 120.")
+    agent = outer(bank).as_agent(name="outer")
+    session = agent.create_session()
+    response = await turn(agent, "send Grace 120", session, stream)
+    [question] = response.approval_requests
+    done = await turn(agent, Message("user", [question.create_response(True)]), session, stream)
+    assert bank.sent == [("Grace", 120)]
+    assert done.text == "Done: sent 120."
