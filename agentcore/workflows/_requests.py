@@ -91,15 +91,12 @@ def unique_request(
     pending: Mapping[str, object],
     staged: Iterable[PendingRequest[Any, Any]],
 ) -> PendingRequest[Any, Any]:
-    """``request`` as committed at the barrier under its order ``key``: an id the
-    executor chose (an agent's own approval id) that a pending request of the run, or
-    one ``staged`` before it at this barrier, already holds is replaced by the
-    generated one. Only agents that keep their own request ids can collide (see
-    ``AgentExecutor``); their answers still reach them, since an agent executor
-    matches answers by the content's id, not the request's."""
-    generated = generated_request_id(*key)
-    if request.id == generated:
-        return request
+    """``request``, named by its executor (an agent's own approval id; the barrier
+    calls this for such ids only), as committed under its order ``key``: an id that a
+    pending request of the run, or one ``staged`` before it at this barrier, already
+    holds is replaced by the generated one. Only agents that keep their own request
+    ids can collide (see ``AgentExecutor``); their answers still reach them, since an
+    agent executor matches answers by the content's id, not the request's."""
     if request.id in pending or any(r.id == request.id for r in staged):
-        return attrs.evolve(request, id=generated)
+        return attrs.evolve(request, id=generated_request_id(*key))
     return request
