@@ -320,10 +320,10 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     ) -> PendingRequest[ReqT, RespT]:
         """:meth:`request`, under the id ``preferred`` when one is given (an agent
         executor passes its agent's approval or input request id, design §3.10). An id
-        of the engine's own form (``req_...``) is not taken (a request the engine
-        names later could get the same); one a pending request of
-        the run already holds is replaced at the barrier by the generated id
-        (:func:`unique_request`), so the request returned here may be renamed there."""
+        of the engine's own form (``req_...``) is not taken (a request the engine names
+        later could get the same); one that a pending request of the run already holds
+        is replaced at the barrier by the generated id (``unique_request``), so the
+        request returned here may be renamed there."""
         if self._node.spec.response_handler(data, response_type) is None:
             raise WorkflowTypeError(
                 f"{self.executor_id!r} requested a {describe(response_type)} for a "

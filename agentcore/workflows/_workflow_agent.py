@@ -230,7 +230,8 @@ class WorkflowAgent:
         deps: Any = NO_DEPS,
     ) -> Any:
         """Run one turn. Text or messages start (or continue) the session's run; function
-        results for its ``request_info`` calls answer them. ``deps`` reaches the
+        results for its ``request_info`` calls, and the ``create_response(...)`` of the
+        approval and input requests it passed through, answer them. ``deps`` reaches the
         workflow's handlers (``ctx.deps``), as ``workflow.run(..., deps=...)``."""
         turn = self._turn(messages, session, caller_ids(), deps, pass_through=True)
         if not stream:
