@@ -27,7 +27,7 @@ from agentcore.workflows._checkpoint import (
     WorkflowCheckpoint,
     read_checkpoint,
 )
-from agentcore.workflows._drive import claimed
+from agentcore.workflows._drive import answers_saved, claimed
 from agentcore.workflows._durability import (
     RunClaim,
     check_durability,
@@ -108,9 +108,16 @@ def setup(
             return claimed(store, run_id, graph.claim_ttl, load)
         return load(None)
     runner = ready(checkpoint)
-    if has_run_claims(store):
+    if not has_run_claims(store):
+        return answers_saved(runner) if responses else runner
+    if not responses:
         return claimed(store, runner.state.run_id, graph.claim_ttl, runner)
-    return runner
+
+    async def begin(claim: RunClaim) -> Runner:  # the answers are saved once claimed
+        await claim.take()
+        return await answers_saved(runner)
+
+    return claimed(store, runner.state.run_id, graph.claim_ttl, begin)
 
 
 async def _load_and_prepare(
@@ -133,7 +140,8 @@ async def _load_and_prepare(
         if responses or message is None:
             raise RunStateError(f"the store holds no run {run_id!r} to resume")
         return ready(None)
-    return ready(with_pending_writes(restore(graph, record), writes))
+    runner = ready(with_pending_writes(restore(graph, record), writes))
+    return await answers_saved(runner) if responses else runner
 
 
 def restore(graph: Graph, record: CheckpointRecord | str) -> WorkflowCheckpoint:

@@ -25,6 +25,8 @@ from agentcore.workflows import (
     WorkflowContext,
     executor,
 )
+from tests.workflows._checkpoint_flows import BATCH, expenses
+from tests.workflows._counting_store import CountingStore
 
 pytestmark = pytest.mark.anyio
 Store = InMemoryCheckpointStore | SqliteCheckpointStore
@@ -217,3 +219,18 @@ async def test_a_crash_before_a_barrier_reruns_only_that_superstep(
     assert done.output == "a1bc"
     assert ran == rerun  # only the superstep whose barrier was not written runs again
     assert [i.status for i in await store.list_checkpoints("r")][-1] == "completed"
+
+
+async def test_answers_to_a_checkpoint_value_are_saved_once_the_run_is_claimed(
+    store: Store,
+) -> None:
+    paused = await expenses(store).run(BATCH, run_id="p")
+    assert paused.checkpoint is not None
+    counting = CountingStore(store)
+    answers = [r.create_response(True) for r in paused.requests]
+    done = await expenses(counting).run(responses=answers, checkpoint=paused.checkpoint)
+    assert done.output == "e-1=True, e-2=True"
+    assert counting.log[:2] == ["claim", "save running"]  # claimed, then the answers saved
+    assert counting.log[-2:] == ["save completed", "release"]
+    assert counting.saved[0].parent_id == paused.checkpoint.checkpoint_id
+    assert await store.claim("p", "the next process", 60)  # released
