@@ -17,6 +17,7 @@ from typing import Any, Literal, cast
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._sessions.session import AgentSession
 from agentcore._types.contents import (
@@ -50,6 +51,8 @@ class AgentTurn:
     (the inputs so far plus this response's messages)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     response: AgentResponse[Any]
@@ -79,6 +82,8 @@ class AgentPauses:
     (pause id, the answer as JSON), kept until every request of that pause is answered."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     answers: tuple[tuple[str, str], ...] = ()
 

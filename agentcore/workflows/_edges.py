@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._events import DeliveryStatus, EdgeGroupKind
 
@@ -24,6 +25,8 @@ class Case:
     """A switch case: a predicate of the message, or a class the message must be."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     when: Callable[[Any], bool] | type[Any]
     target: object
@@ -34,6 +37,8 @@ class Default:
     """The switch's fallback target."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     target: object
 
@@ -47,7 +52,7 @@ class RoutingError(Exception):
         self.error = error
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Group:
     """A built edge group. ``conditions`` align with ``targets``: ``None`` (none), a
     class (typed) or a predicate; a switch's ``Default`` is the last target with

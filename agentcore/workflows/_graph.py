@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._edges import Group
@@ -29,6 +30,8 @@ class RetryPolicy:
     """How a failing invocation is retried (no retry unless a node has a policy)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     max_attempts: int = 3
     initial_delay: float = 0.5
@@ -49,7 +52,7 @@ Route = tuple[tuple[Group, tuple[bool, ...]], ...]
 """The outgoing groups that may carry one declared type, with per-target acceptance."""
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class SharedKey:
     __repr__ = fields_repr
 
@@ -57,7 +60,7 @@ class SharedKey:
     merge: Callable[[Any, Any], Any] | None
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Node:
     """One executor in a built workflow."""
 
@@ -77,7 +80,7 @@ class Node:
     shared_keys: Mapping[str, SharedKey] = attrs.field(repr=False)
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class FanIn:
     """A fan-in group with its region: the executors that can still feed it."""
 
@@ -89,7 +92,7 @@ class FanIn:
     position: Mapping[str, int]  # source id -> position in the group
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Graph:
     __repr__ = fields_repr
 

@@ -12,7 +12,6 @@ whatever the schedule or backend; the default source is random.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -88,12 +87,18 @@ class InvocationIds:
     __slots__ = ("_counter", "_key")
 
     def __init__(self, key: str) -> None:
+        # Loaded here, not with the package: hashlib loads OpenSSL (about 2 ms, 11 M
+        # instructions of `import agentcore.workflows`), and most runs make no such ids.
+        import hashlib
+
         # BLAKE2b takes a key of at most 64 bytes: hash a longer one down first.
         raw = key.encode()
         self._key = raw if len(raw) <= 64 else hashlib.blake2b(raw).digest()
         self._counter = 0
 
     def token(self, nbytes: int) -> str:
+        import hashlib  # already loaded by __init__
+
         self._counter += 1
         out = b""
         block = 0

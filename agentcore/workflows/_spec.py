@@ -65,7 +65,7 @@ _NONE = type(None)
 Call = Callable[[Any, Any], Awaitable[Any]]
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class HandlerSpec:
     """One message handler: what it accepts, sends and yields, and how to call it."""
 
@@ -126,7 +126,7 @@ class HandlerSpec:
         return " | ".join(describe(t) for t in self.yields) or "nothing"
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class ResponseSpec:
     """One response handler, for answers of type ``response`` to requests of type ``request``."""
 
@@ -143,7 +143,7 @@ def _value_dependent(tp: Any) -> bool:
     return runtime_class(tp) is None
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class ExecutorSpec:
     """What the builder knows about one executor, read once."""
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 from agentcore.workflows._ids import RANDOM_IDS, RunCall
@@ -53,6 +54,8 @@ class PendingEntry:
     """A pending request with what only the engine sees: its order key and context."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     request: PendingRequest[Any, Any]
     key: Key
@@ -64,6 +67,8 @@ class Buffered:
     """A message held by a fan-in group."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     source: str
     key: Key
@@ -81,6 +86,8 @@ class Finished:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     key: Key
@@ -106,6 +113,8 @@ class FrozenState:
     """An immutable copy of a run's data (what a checkpoint holds)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     superstep: int
