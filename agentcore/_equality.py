@@ -62,7 +62,7 @@ def _values(self: object, fields: _Fields) -> tuple[Any, ...]:
     )
 
 
-def fields_eq(self: attrs.AttrsInstance, other: object) -> bool:
+def fields_eq(self: attrs.AttrsInstance, other: object, /) -> bool:
     """Whether ``other`` is of ``self``'s class with equal compared fields: the generated
     ``self.a == other.a and self.b == other.b ...``, field by field."""
     if other.__class__ is not self.__class__:
