@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import AsyncGenerator, Callable, Sequence
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, Callable, Generator, Sequence
+from contextlib import aclosing, contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal, cast
 
 import attrs
@@ -32,10 +33,18 @@ from agentcore.protocols import SupportsAgentRun
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import NO_DEPS, calling_agent
+from agentcore.workflows._ids import NO_DEPS, IdSource
 from agentcore.workflows.errors import WorkflowTypeError
 
-__all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]
+__all__ = [
+    "AGENT_UPDATE",
+    "AgentExecutor",
+    "AgentPauses",
+    "AgentTurn",
+    "ContextMode",
+    "caller_ids",
+    "calling_agent",
+]
 
 AGENT_UPDATE = "agent_update"
 """The ``name`` of the live :class:`ExecutorEvent` carrying an agent executor's
@@ -43,6 +52,27 @@ AGENT_UPDATE = "agent_update"
 is the only invocation of its superstep)."""
 
 ContextMode = Literal["full", "inputs", "last"] | Callable[["AgentTurn"], Sequence[Message]]
+
+
+# While an agent executor calls its agent, the invocation's ids (in a context variable,
+# which loads with the first agent: a workflow of functions never needs one).
+_caller_ids: ContextVar[IdSource | None] = ContextVar("agentcore_workflow_caller_ids", default=None)
+
+
+@contextmanager
+def calling_agent(ids: IdSource) -> Generator[None]:
+    """While an agent executor calls ``agent.run(...)``: a workflow agent called there
+    takes its ids from the invocation (:func:`caller_ids`), not at random."""
+    token = _caller_ids.set(ids)
+    try:
+        yield
+    finally:
+        _caller_ids.reset(token)
+
+
+def caller_ids() -> IdSource | None:
+    """The id source of the workflow invocation calling this agent, if any."""
+    return _caller_ids.get()
 
 
 @attrs.frozen

@@ -7,15 +7,14 @@ concurrent invocations would draw in completion order: they are derived from the
 run id and the invocation (superstep, ordinal), salted with one token the run draws
 the first time an invocation needs one (a keyed hash, :class:`InvocationIds`). So a
 deterministic source (``SeededIds``) gives the same ids, checkpoints and events
-whatever the schedule or backend; the default source is random.
+whatever the schedule or backend; the default source is random. An agent executor
+hands its invocation's source to the workflow agent it calls (``calling_agent`` in
+``_agent_executor``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -28,8 +27,6 @@ __all__ = [
     "RandomIds",
     "RunCall",
     "SeededIds",
-    "caller_ids",
-    "calling_agent",
 ]
 
 
@@ -190,22 +187,3 @@ class _Derived:
         if ids is None:
             ids = self._ids = InvocationIds(f"{self._call.salt()}/{self._label}")
         return ids.token(nbytes)
-
-
-_caller_ids: ContextVar[IdSource | None] = ContextVar("agentcore_workflow_caller_ids", default=None)
-
-
-@contextmanager
-def calling_agent(ids: IdSource) -> Generator[None]:
-    """While an agent executor calls ``agent.run(...)``: a workflow agent called there
-    takes its ids from the invocation (:func:`caller_ids`), not at random."""
-    token = _caller_ids.set(ids)
-    try:
-        yield
-    finally:
-        _caller_ids.reset(token)
-
-
-def caller_ids() -> IdSource | None:
-    """The id source of the workflow invocation calling this agent, if any."""
-    return _caller_ids.get()
