@@ -1,5 +1,5 @@
 """``fields_eq`` and ``fields_hash`` compare and hash as attrs' generated methods do, and
-the classes that must not compile their own use them.
+every kernel attrs class uses them (or compares by identity).
 
 The value classes share one ``__eq__`` and ``__hash__`` (``agentcore/_equality.py``)
 instead of each compiling its own at import. Users see no difference.
@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 import pytest
 
-import agentcore.workflows
+import agentcore
 from agentcore._equality import fields_eq, fields_hash
 
 
@@ -77,18 +77,19 @@ def test_the_shared_methods_answer_what_attrs_generates() -> None:
     assert box.__hash__ is None
 
 
-def _workflows_modules() -> list[str]:
-    names = ["agentcore.workflows"]
-    for info in pkgutil.walk_packages(agentcore.workflows.__path__, "agentcore.workflows."):
-        names.append(info.name)
+def _kernel_modules() -> list[str]:
+    names = ["agentcore"]
+    for info in pkgutil.walk_packages(agentcore.__path__, "agentcore."):
+        if not info.name.startswith("agentcore.testing"):
+            names.append(info.name)
     return names
 
 
-@pytest.mark.parametrize("module_name", _workflows_modules())
-def test_no_workflows_attrs_class_compiles_its_own_eq(module_name: str) -> None:
-    """A new value class that forgets them would compile its own at import time (design
-    §10's budget for ``import agentcore.workflows``); a class whose identity is its
-    meaning says ``eq=False``."""
+@pytest.mark.parametrize("module_name", _kernel_modules())
+def test_no_attrs_class_compiles_its_own_eq(module_name: str) -> None:
+    """A new value class that forgets them would compile its own at import time (the
+    import budgets of docs/performance.md); a class whose identity is its meaning says
+    ``eq=False``."""
     module = importlib.import_module(module_name)
     generated = [
         name
