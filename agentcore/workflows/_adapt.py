@@ -38,7 +38,8 @@ def is_workflow(obj: object) -> bool:
 
 
 def is_agent(obj: object) -> bool:
-    """An agent that is not already an executor (those are read as they are).
+    """An agent that is not already an executor (those, an ``AgentExecutor`` among them,
+    have a ``handle`` and are read as they are).
 
     The structural ``isinstance`` against the protocol walks the protocol's members
     (~15 µs), so the one-attribute test that rules out every executor with a
