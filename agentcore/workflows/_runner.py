@@ -30,21 +30,23 @@ from agentcore.workflows._events import (
     DeliveryRecord,
     EdgeDelivery,
     ErrorInfo,
-    ExecutorCompleted,
-    ExecutorInvoked,
     ExecutorReplayed,
-    IntermediateOutput,
     RequestInfo,
-    RunCompleted,
     RunFailed,
     RunPaused,
-    RunStarted,
     SuperstepAborted,
-    SuperstepCompleted,
-    SuperstepStarted,
     WorkflowEvent,
-    WorkflowOutput,
     WorkflowWarning,
+)
+from agentcore.workflows._fastpaths import (
+    executor_completed,
+    executor_invoked,
+    intermediate_output,
+    run_completed,
+    run_started,
+    superstep_completed,
+    superstep_started,
+    workflow_output,
 )
 from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._invoke import Invocations
@@ -135,7 +137,7 @@ class Runner(Invocations):
     # -- the loop ------------------------------------------------------------------------
 
     def start(self, resumed_from: str | None, prelude: Sequence[WorkflowEvent] = ()) -> None:
-        self.events.append(RunStarted(self.state.run_id, self.graph.name, resumed_from))
+        self.events.append(run_started(self.state.run_id, self.graph.name, resumed_from))
         self.events.extend(prelude)
 
     @property
@@ -210,16 +212,21 @@ class Runner(Invocations):
         events = self.events
         if keep:
             if not announced:
-                events.append(SuperstepStarted(superstep, len(contexts)))
+                events.append(superstep_started(superstep, len(contexts)))
             replayed = self._replayed
             for ctx in contexts:
                 if not announced:
-                    again = replayed and ctx.ordinal in replayed
-                    kind = ExecutorReplayed if again else ExecutorInvoked
-                    events.append(kind(ctx.executor_id, superstep, ctx.ordinal, ctx.sources))
+                    if replayed and ctx.ordinal in replayed:
+                        events.append(
+                            ExecutorReplayed(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
+                        )
+                    else:
+                        events.append(
+                            executor_invoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
+                        )
                 events.extend(ctx._events)
                 events.append(
-                    ExecutorCompleted(
+                    executor_completed(
                         ctx.executor_id,
                         superstep,
                         ctx.ordinal,
@@ -260,7 +267,7 @@ class Runner(Invocations):
                 RunPaused(state.run_id, tuple(r.id for r in requests), checkpoint.checkpoint_id)
             )
         else:
-            self.events.append(RunCompleted(state.run_id, self._steps, checkpoint.checkpoint_id))
+            self.events.append(run_completed(state.run_id, self._steps, checkpoint.checkpoint_id))
         self.result = WorkflowRunResult(
             state.run_id,
             "paused" if requests else "completed",
@@ -351,13 +358,13 @@ class Runner(Invocations):
                     self.outputs.extend(ctx._outputs)
                     if output_events:
                         events.extend(
-                            WorkflowOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
+                            workflow_output(ctx.executor_id, v, superstep) for v in ctx._outputs
                         )
                 else:
                     self.intermediate.extend(ctx._outputs)
                     if output_events:
                         events.extend(
-                            IntermediateOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
+                            intermediate_output(ctx.executor_id, v, superstep) for v in ctx._outputs
                         )
             if ctx._state_set:
                 state.states[ctx.executor_id] = ctx._state
@@ -377,7 +384,7 @@ class Runner(Invocations):
             if self.verbose and output_events:
                 events.extend(record for record, _ in deliveries)
         if self.keep_events:
-            events.append(SuperstepCompleted(superstep, delivered, dropped))
+            events.append(superstep_completed(superstep, delivered, dropped))
 
     def _notify(self, deliveries: Sequence[tuple[EdgeDelivery, Any]]) -> None:
         for hook in self._delivery_hooks:
