@@ -43,6 +43,7 @@ from agentcore.workflows._fastpaths import (
     executor_invoked,
     intermediate_output,
     run_completed,
+    run_result,
     run_started,
     superstep_completed,
     superstep_started,
@@ -268,7 +269,7 @@ class Runner(Invocations):
             )
         else:
             self.events.append(run_completed(state.run_id, self._steps, checkpoint.checkpoint_id))
-        self.result = WorkflowRunResult(
+        self.result = run_result(
             state.run_id,
             "paused" if requests else "completed",
             tuple(self.outputs),

@@ -1,7 +1,7 @@
 """A run's data: everything a run changes lives here, never on the definition.
 
 ``RunState`` is mutable while one ``run()`` call drives it; a checkpoint holds a
-frozen copy (:meth:`RunState.freeze`) and every resume thaws a fresh one, so two
+frozen copy (``_fastpaths.frozen_state``) and every resume thaws a fresh one, so two
 calls never share a mutable state.
 """
 
@@ -165,20 +165,6 @@ class RunState:
         self.usage = usage
         self.call = RunCall(RANDOM_IDS) if call is None else call
         """The ``run()`` call driving the run: its ids and deps (never saved)."""
-
-    def freeze(self) -> FrozenState:
-        return FrozenState(
-            self.run_id,
-            self.superstep,
-            tuple(self.inbox),
-            {k: tuple(v) for k, v in self.buffers.items() if v},
-            dict(self.states),
-            dict(self.shared),
-            dict(self.pending),
-            tuple(self.answered),
-            dict(self.finished),
-            self.usage,
-        )
 
     @classmethod
     def thaw(cls, frozen: FrozenState, call: RunCall | None = None) -> RunState:
