@@ -88,21 +88,32 @@ def route(
     (delivered, dropped)."""
     sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
     ordinal = ctx.ordinal
+    routes = node.routes
     delivered = dropped = 0
     for send_index, (message, declared, target) in enumerate(ctx._sends):
         key = (superstep, ordinal, send_index)
         taken = False
-        for group, accepts in node.routes.get(declared, ()):
-            if target is None and not recording and group.kind in _UNCONDITIONAL:
-                # the common cases, decided without building a decision list
-                for t, ok in zip(group.targets, accepts, strict=True):
-                    if ok:
-                        next_inbox.append(Envelope(t, key, message, sent_by, declared))
-                        taken = True
-                        delivered += 1
-                    else:
-                        dropped += 1
-                continue
+        for group, accepts in routes.get(declared, ()):
+            if target is None and not recording:
+                # the common cases, decided as ``decide`` would without building its list
+                kind = group.kind
+                if kind in _UNCONDITIONAL:
+                    for t, ok in zip(group.targets, accepts, strict=True):
+                        if ok:
+                            next_inbox.append(Envelope(t, key, message, sent_by, declared))
+                            taken = True
+                            delivered += 1
+                        else:
+                            dropped += 1
+                    continue
+                if kind == "fan_in":  # buffered wherever the type is accepted
+                    for ok in accepts:
+                        if ok:
+                            _hold(appended, group.id, Buffered(node.id, key, message, declared))
+                            taken = True
+                        else:
+                            dropped += 1
+                    continue
             try:
                 decisions = decide(group, message, accepts, target)
             except RoutingError as exc:
@@ -125,9 +136,7 @@ def route(
                     taken = True
                     delivered += 1
                 elif status == "buffered":
-                    appended.setdefault(group.id, []).append(
-                        Buffered(node.id, key, message, declared)
-                    )
+                    _hold(appended, group.id, Buffered(node.id, key, message, declared))
                     taken = True
                 else:
                     dropped += 1
@@ -139,6 +148,14 @@ def route(
         if not taken:
             dead_letter(node, ordinal, declared)
     return delivered, dropped
+
+
+def _hold(appended: dict[str, list[Buffered]], gid: str, buffered: Buffered) -> None:
+    held = appended.get(gid)
+    if held is None:  # not setdefault: that makes a list per message
+        appended[gid] = [buffered]
+    else:
+        held.append(buffered)
 
 
 def fire_fan_ins(

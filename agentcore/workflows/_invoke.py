@@ -166,16 +166,7 @@ class Invocations:
             if done is not None:
                 self._replayed.add(ordinal)
                 ctx = contexts[ordinal] = replayed_context(
-                    node,
-                    handler,
-                    env,
-                    done,
-                    run_id=self.state.run_id,
-                    superstep=superstep,
-                    ordinal=ordinal,
-                    state=state,
-                    shared=self.state.shared,
-                    streaming=self.streaming,
+                    self.context(node, handler, env, ordinal, superstep, state), done
                 )
                 return ctx
         retry = node.retry
@@ -219,19 +210,4 @@ class Invocations:
         state: Any,
     ) -> WorkflowContext[Any, Any]:
         """A fresh context for one attempt of one invocation."""
-        entry = env.request
-        return WorkflowContext(
-            node,
-            handler,
-            run_id=self.state.run_id,
-            superstep=superstep,
-            ordinal=ordinal,
-            sources=env.sources,
-            state=state,
-            shared=self.state.shared,
-            streaming=self.streaming,
-            request_id=None if entry is None else entry.request.id,
-            request_context=None if entry is None else entry.context,
-            live=self.live,
-            call=self.state.call,
-        )
+        return WorkflowContext(node, handler, self, env, superstep, ordinal, state)

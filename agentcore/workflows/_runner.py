@@ -238,7 +238,8 @@ class Runner(Invocations):
                 )
         else:
             for ctx in contexts:
-                events.extend(ctx._events)
+                if ctx._events:
+                    events.extend(ctx._events)
         self._barrier(contexts, superstep)
         self._done = None
         if state.finished:
