@@ -172,7 +172,7 @@ class Invocations:
         retry = node.retry
         attempt = 1
         while True:
-            ctx = self.context(node, handler, env, ordinal, superstep, state)
+            ctx = WorkflowContext(node, handler, self, env, superstep, ordinal, state)
             call: Any = handler.call  # (message, ctx), or (request, answer, ctx) for answers
             try:
                 if node.timeout is None:

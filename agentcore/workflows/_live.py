@@ -44,9 +44,11 @@ def live_invocation(runner: Runner) -> tuple[Node, HandlerSpec, LiveForm] | None
         return None
     node = runner.graph.nodes[env.target]
     form = getattr(node.spec.obj, "handle_live", None)
+    if form is None:  # most executors: no streaming form
+        return None
     handler = node.spec.handler_for(env.message)
     # ``returns_send`` is false only for an executor's ``handle`` (not @handler methods)
-    if form is None or handler is None or handler.returns_send:
+    if handler is None or handler.returns_send:
         return None
     return node, handler, form
 

@@ -301,25 +301,20 @@ class Runner(Invocations):
         next_inbox: list[Envelope] = []
         appended: dict[str, list[Buffered]] = {}
         new_requests: list[PendingEntry] = []
-        delivered = dropped = 0
         try:
             shared = merge_shared(contexts, graph, state.shared)
-            # one pass in ordinal order: routing, then the invocation's requests
+            delivered, dropped = route(
+                contexts,
+                nodes,
+                superstep,
+                self._recording,
+                next_inbox,
+                appended,
+                deliveries,
+                self._notify,
+                self._dead_letter,
+            )
             for ctx in contexts:
-                if ctx._sends:
-                    counts = route(
-                        ctx,
-                        nodes[ctx.executor_id],
-                        superstep,
-                        self._recording,
-                        next_inbox,
-                        appended,
-                        deliveries,
-                        self._notify,
-                        self._dead_letter,
-                    )
-                    delivered += counts[0]
-                    dropped += counts[1]
                 if ctx._requests:
                     ordinal = ctx.ordinal
                     for n, (request, context) in enumerate(ctx._requests):

@@ -59,16 +59,21 @@ class PendingEntry:
     context: Any = None
 
 
-@attrs.frozen
 class Buffered:
-    """A message held by a fan-in group."""
+    """A message held by a fan-in group (a plain class, as :class:`Envelope` is: a
+    10,000-way fan-in makes one per message, and attrs' frozen stores would cost it
+    three times the object)."""
 
-    __repr__ = fields_repr
+    __slots__ = ("declared", "key", "message", "source")
 
-    source: str
-    key: Key
-    message: Any
-    declared: Any
+    def __init__(self, source: str, key: Key, message: Any, declared: Any) -> None:
+        self.source = source
+        self.key = key
+        self.message = message
+        self.declared = declared
+
+    def __repr__(self) -> str:
+        return f"Buffered({self.source!r}, {self.key}, {self.message!r})"
 
 
 @attrs.frozen
