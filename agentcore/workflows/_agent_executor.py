@@ -34,7 +34,14 @@ from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._ids import NO_DEPS, calling_agent
 from agentcore.workflows.errors import WorkflowTypeError
 
-__all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]
+__all__ = [
+    "AGENT_UPDATE",
+    "AgentExecutor",
+    "AgentPauses",
+    "AgentTurn",
+    "ContextMode",
+    "check_answer",
+]
 
 AGENT_UPDATE = "agent_update"
 """The ``name`` of the live :class:`ExecutorEvent` carrying an agent executor's
@@ -229,13 +236,7 @@ class AgentExecutor:
     ) -> None:
         """Keep ``answer``; once every request of its pause is answered, resume the agent
         in the paused session with all of them at once (the kernel's own resume)."""
-        if answer.id != request.id or answer.function_call != request.function_call:
-            raise WorkflowTypeError(
-                f"{self._id!r} was given an answer for {answer.id!r} "
-                f"({answer.function_call.name}) to its request {request.id!r} "
-                f"({request.function_call.name}); answer with "
-                f"pending.create_response(pending.data.create_response(...))"
-            )
+        check_answer(self._id, request, answer)
         context = cast("dict[str, Any]", ctx.request_context)
         pause: str = context["pause"]
         ids: list[str] = context["ids"]
@@ -254,8 +255,15 @@ class AgentExecutor:
         session = from_json(context["session"], AgentSession)
         inputs = tuple(structure(context["inputs"], list[Message]))
         decisions = Message("user", [mine[i] for i in ids])
+        # An agent that keeps the conversation itself (a history store, or a service's
+        # conversation) stored the inputs with the paused turn: it gets the decisions
+        # alone, else the model would read the inputs twice.
+        remembers = getattr(self._agent, "history", None) is not None or bool(
+            session.service_conversation_id
+        )
+        again = () if remembers else inputs
         with calling_agent(ctx._id_source()):
-            running = self._runner.run([*inputs, decisions], session=session, **self._deps(ctx))
+            running = self._runner.run([*again, decisions], session=session, **self._deps(ctx))
         response = await running
         await self._commit(inputs, response, ctx, session)
 
@@ -283,11 +291,13 @@ class AgentExecutor:
                 "session": to_json(session),
                 "inputs": unstructure(list(inputs)),
             }
+            # each request is named by its content's id (design §3.10), so the caller
+            # sees one id for the question whichever way it looks at it
             for p in pauses:
                 if isinstance(p, FunctionApprovalRequestContent):
-                    await ctx.request(p, FunctionApprovalResponseContent, context=context)
+                    ctx._stage_request(p, FunctionApprovalResponseContent, context, p.id)
                 else:
-                    await ctx.request(p, UserInputResponseContent, context=context)
+                    ctx._stage_request(p, UserInputResponseContent, context, p.id)
             return
         await ctx.yield_output(response)
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
@@ -296,6 +306,27 @@ class AgentExecutor:
 
 
 Question = FunctionApprovalRequestContent | UserInputRequestContent
+
+
+def check_answer(executor_id: str, request: Question, answer: Answer) -> None:
+    """Refuse an answer that is not ``request``'s own (another id, another call, or the
+    other kind of answer): the kernel would ignore it and the agent would wait on."""
+    kind = (
+        FunctionApprovalResponseContent
+        if isinstance(request, FunctionApprovalRequestContent)
+        else UserInputResponseContent
+    )
+    if (
+        answer.id != request.id
+        or answer.function_call != request.function_call
+        or not isinstance(answer, kind)
+    ):
+        raise WorkflowTypeError(
+            f"{executor_id!r} was given a {type(answer).__name__} for {answer.id!r} "
+            f"({answer.function_call.name}) to its request {request.id!r} "
+            f"({request.function_call.name}); answer with "
+            f"pending.create_response(pending.data.create_response(...))"
+        )
 
 
 def _takes_deps(agent: SupportsAgentRun) -> bool:

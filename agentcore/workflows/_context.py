@@ -20,7 +20,11 @@ from typing_extensions import Never, TypeVar
 from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._ids import NO_DEPS, IdSource
-from agentcore.workflows._requests import PendingRequest
+from agentcore.workflows._requests import (
+    GENERATED_PREFIX,
+    PendingRequest,
+    generated_request_id,
+)
 from agentcore.workflows._state import Envelope, RunState
 from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
@@ -334,6 +338,17 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         handler for ``(type(data), response_type)``. ``context`` (a JSON value) is kept
         with the request and handed back to the response handler as ``request_context``.
         """
+        return self._stage_request(data, response_type, context, None)
+
+    def _stage_request(
+        self, data: ReqT, response_type: type[RespT], context: Any, preferred: str | None
+    ) -> PendingRequest[ReqT, RespT]:
+        """:meth:`request`, under the id ``preferred`` when one is given (an agent
+        executor passes its agent's approval or input request id, design §3.10). An id
+        of the engine's own form (``req_...``) is not taken (a request the engine names
+        later could get the same); one that a pending request of the run already holds
+        is replaced at the barrier by the generated id (``unique_request``), so the
+        request returned here may be renamed there."""
         if self._node.spec.response_handler(data, response_type) is None:
             raise WorkflowTypeError(
                 f"{self.executor_id!r} requested a {describe(response_type)} for a "
@@ -346,7 +361,9 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
                 json.dumps(context, allow_nan=False)
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"a request's context must be a JSON value: {exc}") from None
-        request_id = f"req_{self.superstep}_{self.ordinal}_{len(self._requests)}"
+        request_id = generated_request_id(self.superstep, self.ordinal, len(self._requests))
+        if preferred is not None and not preferred.startswith(GENERATED_PREFIX):
+            request_id = preferred
         request: PendingRequest[ReqT, RespT] = PendingRequest(
             request_id, self.executor_id, data, response_type, self.superstep
         )

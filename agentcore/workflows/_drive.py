@@ -18,7 +18,7 @@ from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._runner import Runner
 from agentcore.workflows.protocols import SupportsRunClaims
 
-__all__ = ["claimed", "drive", "final_of", "open_live", "stream_source"]
+__all__ = ["answers_saved", "claimed", "drive", "final_of", "open_live", "stream_source"]
 
 LIVE_BUFFER = 256
 """Events an ``open_run`` channel holds before a slow consumer slows the run."""
@@ -42,6 +42,16 @@ async def claimed(
         await claim.release()
         raise
     runner.claim = claim
+    return runner
+
+
+async def answers_saved(runner: Runner) -> Runner:
+    """``runner`` once the responses it accepted are saved: with a store and durability
+    "sync", a ``running`` checkpoint holding them on the inbox, written before any
+    response handler runs (design §3.13), so a run that fails or stops in those
+    handlers resumes with the answers instead of asking again."""
+    if runner.store is not None and runner.durable:
+        await runner.save(runner.checkpoint("running"))
     return runner
 
 

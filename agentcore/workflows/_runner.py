@@ -51,6 +51,7 @@ from agentcore.workflows._fastpaths import (
 )
 from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._invoke import Invocations
+from agentcore.workflows._requests import GENERATED_PREFIX, unique_request
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
@@ -318,7 +319,11 @@ class Runner(Invocations):
                 if ctx._requests:
                     ordinal = ctx.ordinal
                     for n, (request, context) in enumerate(ctx._requests):
-                        new_requests.append(PendingEntry(request, (superstep, ordinal, n), context))
+                        key = (superstep, ordinal, n)
+                        if not request.id.startswith(GENERATED_PREFIX):  # an agent's own
+                            staged = (e.request for e in new_requests)
+                            request = unique_request(request, key, state.pending, staged)
+                        new_requests.append(PendingEntry(request, key, context))
             buffers = (
                 {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
                 if appended

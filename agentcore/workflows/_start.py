@@ -27,7 +27,7 @@ from agentcore.workflows._checkpoint import (
     WorkflowCheckpoint,
     read_checkpoint,
 )
-from agentcore.workflows._drive import claimed
+from agentcore.workflows._drive import answers_saved, claimed
 from agentcore.workflows._durability import (
     check_durability,
     has_run_claims,
@@ -106,9 +106,10 @@ def setup(
             return claimed(store, run_id, graph.claim_ttl, load)
         return load()
     runner = ready(checkpoint)
+    begin = partial(answers_saved, runner) if responses else runner
     if has_run_claims(store):
-        return claimed(store, runner.state.run_id, graph.claim_ttl, runner)
-    return runner
+        return claimed(store, runner.state.run_id, graph.claim_ttl, begin)
+    return begin if isinstance(begin, Runner) else begin()
 
 
 async def _load_and_prepare(
@@ -127,7 +128,8 @@ async def _load_and_prepare(
         if responses or message is None:
             raise RunStateError(f"the store holds no run {run_id!r} to resume")
         return ready(None)
-    return ready(await with_pending_writes(store, restore(graph, record)))
+    runner = ready(await with_pending_writes(store, restore(graph, record)))
+    return await answers_saved(runner) if responses else runner
 
 
 def restore(graph: Graph, record: CheckpointRecord | str) -> WorkflowCheckpoint:

@@ -259,7 +259,8 @@ class Workflow(Generic[InT, OutT]):
         checkpoints: CheckpointStore | None = None,
     ) -> WorkflowAgent:
         """This workflow as an agent (``SupportsAgentRun``): pending requests come back as
-        ``request_info`` calls. ``TypeError`` when the input or output types are not
+        ``request_info`` calls, an inner agent's approval and user-input requests as
+        themselves. ``TypeError`` when the input or output types are not
         messages and no adapter is given. With ``checkpoints=`` a session keeps only its
         run's id and the store keeps the run; without, the session keeps the checkpoint."""
         from agentcore.workflows._workflow_agent import WorkflowAgent
