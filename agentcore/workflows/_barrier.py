@@ -94,7 +94,7 @@ def route(
         if not ctx._sends:
             continue
         node = nodes[ctx.executor_id]
-        sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
+        sent_by: tuple[str, ...] = ()  # (node.id,): one tuple for all of its envelopes
         ordinal = ctx.ordinal
         routes = node.routes
         send_index = -1
@@ -109,6 +109,7 @@ def route(
                     if kind in _UNCONDITIONAL:
                         for t, ok in zip(group.targets, accepts, strict=True):
                             if ok:
+                                sent_by = sent_by or (node.id,)
                                 next_inbox.append(Envelope(t, key, message, sent_by, declared))
                                 taken = True
                                 delivered += 1
@@ -141,6 +142,7 @@ def route(
                     raise Failed(node, ordinal, exc.error) from exc
                 for t, status in decisions:
                     if status == "delivered":
+                        sent_by = sent_by or (node.id,)
                         next_inbox.append(Envelope(t, key, message, sent_by, declared))
                         taken = True
                         delivered += 1

@@ -173,19 +173,23 @@ class Invocations:
         attempt = 1
         while True:
             ctx = WorkflowContext(node, handler, self, env, superstep, ordinal, state)
-            call: Any = handler.call  # (message, ctx), or (request, answer, ctx) for answers
+            call: Any = handler.call  # (message[, ctx]), or (request, answer, ctx) for answers
             try:
                 if node.timeout is None:
-                    if entry is None:
+                    if entry is not None:
+                        result = await call(entry.request.data, env.message, ctx)
+                    elif handler.with_ctx:
                         result = await call(env.message, ctx)
                     else:
-                        result = await call(entry.request.data, env.message, ctx)
+                        result = await call(env.message)
                 else:
                     with anyio.fail_after(node.timeout):
-                        if entry is None:
+                        if entry is not None:
+                            result = await call(entry.request.data, env.message, ctx)
+                        elif handler.with_ctx:
                             result = await call(env.message, ctx)
                         else:
-                            result = await call(entry.request.data, env.message, ctx)
+                            result = await call(env.message)
                 if result is not None and handler.returns_send:
                     ctx._stage_send(result, None)
             except Exception as exc:

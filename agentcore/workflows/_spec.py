@@ -62,17 +62,17 @@ _NONE = type(None)
 
 # -- specs -------------------------------------------------------------------------------
 
-Call = Callable[[Any, Any], Awaitable[Any]]
-
 
 @attrs.frozen
 class HandlerSpec:
-    """One message handler: what it accepts, sends and yields, and how to call it."""
+    """One message handler: what it accepts, sends and yields, and how to call it:
+    ``call(message, ctx)``, or ``call(message)`` when it takes no context (``with_ctx``
+    false: a function's own, with no wrapper to drop the context)."""
 
     __repr__ = fields_repr
 
     name: str
-    call: Call = attrs.field(repr=False)
+    call: Callable[..., Awaitable[Any]] = attrs.field(repr=False)
     inputs: tuple[Any, ...]
     sends: tuple[Any, ...]
     yields: tuple[Any, ...]
@@ -80,6 +80,7 @@ class HandlerSpec:
     _send_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
     _yield_cache: dict[type[Any], bool] = attrs.field(factory=dict, repr=False, eq=False)
     _input_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
+    with_ctx: bool = True
 
     def sent_type(self, message: object) -> Any | None:
         """The declared send type ``message`` matches (``None``: not declared)."""
@@ -316,11 +317,11 @@ def _name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
-def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Call:
+def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Callable[..., Any]:
+    """How to call a message handler: an async one as it is (with or without the
+    context, ``HandlerSpec.with_ctx``), a sync one in a worker thread."""
     if is_async:
-        if takes_ctx:
-            return fn
-        return lambda message, ctx: fn(message)
+        return fn
     if takes_ctx:
         raise WorkflowBuildError(
             [
@@ -355,6 +356,7 @@ def _handler_spec(
         read.send_cache,
         read.yield_cache,
         read.input_cache,
+        with_ctx=read.takes_ctx or not read.is_async,
     )
 
 
