@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import AsyncGenerator, Callable, Sequence
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, Callable, Generator, Sequence
+from contextlib import aclosing, contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal, cast
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._sessions.session import AgentSession
 from agentcore._types.contents import (
@@ -31,7 +33,7 @@ from agentcore.protocols import SupportsAgentRun
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import NO_DEPS, calling_agent
+from agentcore.workflows._ids import NO_DEPS, IdSource
 from agentcore.workflows.errors import WorkflowTypeError
 
 __all__ = [
@@ -40,6 +42,8 @@ __all__ = [
     "AgentPauses",
     "AgentTurn",
     "ContextMode",
+    "caller_ids",
+    "calling_agent",
     "check_answer",
 ]
 
@@ -51,12 +55,35 @@ is the only invocation of its superstep)."""
 ContextMode = Literal["full", "inputs", "last"] | Callable[["AgentTurn"], Sequence[Message]]
 
 
+# While an agent executor calls its agent, the invocation's ids (in a context variable,
+# which loads with the first agent: a workflow of functions never needs one).
+_caller_ids: ContextVar[IdSource | None] = ContextVar("agentcore_workflow_caller_ids", default=None)
+
+
+@contextmanager
+def calling_agent(ids: IdSource) -> Generator[None]:
+    """While an agent executor calls ``agent.run(...)``: a workflow agent called there
+    takes its ids from the invocation (:func:`caller_ids`), not at random."""
+    token = _caller_ids.set(ids)
+    try:
+        yield
+    finally:
+        _caller_ids.reset(token)
+
+
+def caller_ids() -> IdSource | None:
+    """The id source of the workflow invocation calling this agent, if any."""
+    return _caller_ids.get()
+
+
 @attrs.frozen
 class AgentTurn:
     """One agent executor's turn: its response and the conversation the next agent sees
     (the inputs so far plus this response's messages)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     response: AgentResponse[Any]
@@ -86,6 +113,8 @@ class AgentPauses:
     (pause id, the answer as JSON), kept until every request of that pause is answered."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     answers: tuple[tuple[str, str], ...] = ()
 

@@ -7,6 +7,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._typeexpr import describe, matches, runtime_class
 
@@ -50,6 +51,8 @@ class WorkflowResponse(Generic[RespT]):
     """An answer to a pending request, made by :meth:`PendingRequest.create_response`."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     request_id: str
     data: RespT
@@ -61,6 +64,8 @@ class PendingRequest(Generic[ReqT, RespT]):
     """A question a run is waiting on. Answer it with :meth:`create_response`."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     id: str
     executor_id: str

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 from agentcore.workflows._ids import RANDOM_IDS, RunCall
@@ -48,15 +49,20 @@ class Envelope:
         return f"Envelope({self.target!r}, {self.key}, {self.message!r})"
 
 
-@attrs.frozen
 class PendingEntry:
-    """A pending request with what only the engine sees: its order key and context."""
+    """A pending request with what only the engine sees: its order key and context.
+    A plain class, as :class:`Envelope`: the engine's own record, written by hand into
+    a checkpoint (``_codec``) and never compared."""
 
-    __repr__ = fields_repr
+    __slots__ = ("context", "key", "request")
 
-    request: PendingRequest[Any, Any]
-    key: Key
-    context: Any = None
+    def __init__(self, request: PendingRequest[Any, Any], key: Key, context: Any = None) -> None:
+        self.request: PendingRequest[Any, Any] = request
+        self.key: Key = key
+        self.context: Any = context
+
+    def __repr__(self) -> str:
+        return f"PendingEntry({self.request!r}, {self.key}, {self.context!r})"
 
 
 class Buffered:
@@ -67,10 +73,10 @@ class Buffered:
     __slots__ = ("declared", "key", "message", "source")
 
     def __init__(self, source: str, key: Key, message: Any, declared: Any) -> None:
-        self.source = source
-        self.key = key
-        self.message = message
-        self.declared = declared
+        self.source: str = source
+        self.key: Key = key
+        self.message: Any = message
+        self.declared: Any = declared
 
     def __repr__(self) -> str:
         return f"Buffered({self.source!r}, {self.key}, {self.message!r})"
@@ -86,6 +92,8 @@ class Finished:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     key: Key
@@ -111,6 +119,8 @@ class FrozenState:
     """An immutable copy of a run's data (what a checkpoint holds)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     superstep: int

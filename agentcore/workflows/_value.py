@@ -7,6 +7,7 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._state import FrozenState
@@ -46,6 +47,8 @@ class WorkflowCheckpoint:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     checkpoint_id: str

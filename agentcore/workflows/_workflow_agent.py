@@ -36,9 +36,9 @@ from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
 from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
-from agentcore.workflows._agent_executor import AgentTurn, check_answer
+from agentcore.workflows._agent_executor import AgentTurn, caller_ids, check_answer
 from agentcore.workflows._codec import type_key
-from agentcore.workflows._ids import NO_DEPS, IdSource, caller_ids
+from agentcore.workflows._ids import NO_DEPS, IdSource
 from agentcore.workflows._request_info import (
     REQUEST_INFO_TOOL,
     REQUEST_INFO_TOOL_NAME,
