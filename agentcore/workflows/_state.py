@@ -38,12 +38,12 @@ class Envelope:
         declared: Any,
         request: PendingEntry | None = None,
     ) -> None:
-        self.target = target
-        self.key = key
-        self.message = message
-        self.sources = sources
-        self.declared = declared
-        self.request = request
+        self.target: str = target
+        self.key: Key = key
+        self.message: Any = message
+        self.sources: tuple[str, ...] = sources
+        self.declared: Any = declared
+        self.request: PendingEntry | None = request
 
     def __repr__(self) -> str:
         return f"Envelope({self.target!r}, {self.key}, {self.message!r})"
@@ -168,8 +168,8 @@ class RunState:
         usage: Usage | None = None,
         call: RunCall | None = None,
     ) -> None:
-        self.run_id = run_id
-        self.superstep = superstep
+        self.run_id: str = run_id
+        self.superstep: int = superstep
         self.inbox: list[Envelope] = inbox if inbox is not None else []
         self.buffers: dict[str, list[Buffered]] = buffers if buffers is not None else {}
         self.states: dict[str, Any] = states if states is not None else {}
@@ -177,8 +177,8 @@ class RunState:
         self.pending: dict[str, PendingEntry] = pending if pending is not None else {}
         self.answered: list[str] = answered if answered is not None else []
         self.finished: dict[int, Finished] = finished if finished is not None else {}
-        self.usage = usage
-        self.call = RunCall(RANDOM_IDS) if call is None else call
+        self.usage: Usage | None = usage
+        self.call: RunCall = RunCall(RANDOM_IDS) if call is None else call
         """The ``run()`` call driving the run: its ids and deps (never saved)."""
 
     @classmethod
