@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from contextlib import aclosing, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -22,19 +22,6 @@ __all__ = ["answers_saved", "claimed", "drive", "final_of", "open_live", "stream
 
 LIVE_BUFFER = 256
 """Events an ``open_run`` channel holds before a slow consumer slows the run."""
-
-
-@asynccontextmanager
-async def saving(runner: Runner) -> AsyncGenerator[None, None]:
-    """Around a live superstep: saved, and the claim renewed, as :meth:`Runner.step`
-    does for its own."""
-    try:
-        yield
-    except BaseException as error:
-        await runner.interrupted(error)
-        raise
-    if runner.claim is not None:
-        await runner.claim.renew()
 
 
 async def claimed(
@@ -107,12 +94,19 @@ async def stream_source(
                 if live is None:
                     await runner.step()
                 else:  # one invocation with a streaming form: its updates as they come
-                    async with saving(runner), aclosing(live_step(runner, *live)) as updates:
+                    updates = live_step(runner, *live)
+                    try:
                         async for update in updates:
                             while sent < len(events):
                                 yield events[sent]
                                 sent += 1
                             yield update
+                    except BaseException as error:  # saved as Runner.step saves its own
+                        await updates.aclose()
+                        await runner.interrupted(error)
+                        raise
+                    if runner.claim is not None:  # a committed superstep renews the claim
+                        await runner.claim.renew()
             except RunFailure as failure:
                 while sent < len(events):
                     yield events[sent]

@@ -166,35 +166,30 @@ class Invocations:
             if done is not None:
                 self._replayed.add(ordinal)
                 ctx = contexts[ordinal] = replayed_context(
-                    node,
-                    handler,
-                    env,
-                    done,
-                    run_id=self.state.run_id,
-                    superstep=superstep,
-                    ordinal=ordinal,
-                    state=state,
-                    shared=self.state.shared,
-                    streaming=self.streaming,
+                    self.context(node, handler, env, ordinal, superstep, state), done
                 )
                 return ctx
         retry = node.retry
         attempt = 1
         while True:
-            ctx = self.context(node, handler, env, ordinal, superstep, state)
-            call: Any = handler.call  # (message, ctx), or (request, answer, ctx) for answers
+            ctx = WorkflowContext(node, handler, self, env, superstep, ordinal, state)
+            call: Any = handler.call  # (message[, ctx]), or (request, answer, ctx) for answers
             try:
                 if node.timeout is None:
-                    if entry is None:
+                    if entry is not None:
+                        result = await call(entry.request.data, env.message, ctx)
+                    elif handler.with_ctx:
                         result = await call(env.message, ctx)
                     else:
-                        result = await call(entry.request.data, env.message, ctx)
+                        result = await call(env.message)
                 else:
                     with anyio.fail_after(node.timeout):
-                        if entry is None:
+                        if entry is not None:
+                            result = await call(entry.request.data, env.message, ctx)
+                        elif handler.with_ctx:
                             result = await call(env.message, ctx)
                         else:
-                            result = await call(entry.request.data, env.message, ctx)
+                            result = await call(env.message)
                 if result is not None and handler.returns_send:
                     ctx._stage_send(result, None)
             except Exception as exc:
@@ -219,19 +214,4 @@ class Invocations:
         state: Any,
     ) -> WorkflowContext[Any, Any]:
         """A fresh context for one attempt of one invocation."""
-        entry = env.request
-        return WorkflowContext(
-            node,
-            handler,
-            run_id=self.state.run_id,
-            superstep=superstep,
-            ordinal=ordinal,
-            sources=env.sources,
-            state=state,
-            shared=self.state.shared,
-            streaming=self.streaming,
-            request_id=None if entry is None else entry.request.id,
-            request_context=None if entry is None else entry.context,
-            live=self.live,
-            call=self.state.call,
-        )
+        return WorkflowContext(node, handler, self, env, superstep, ordinal, state)

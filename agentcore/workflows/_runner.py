@@ -31,21 +31,24 @@ from agentcore.workflows._events import (
     DeliveryRecord,
     EdgeDelivery,
     ErrorInfo,
-    ExecutorCompleted,
-    ExecutorInvoked,
     ExecutorReplayed,
-    IntermediateOutput,
     RequestInfo,
-    RunCompleted,
     RunFailed,
     RunPaused,
-    RunStarted,
     SuperstepAborted,
-    SuperstepCompleted,
-    SuperstepStarted,
     WorkflowEvent,
-    WorkflowOutput,
     WorkflowWarning,
+)
+from agentcore.workflows._fastpaths import (
+    executor_completed,
+    executor_invoked,
+    intermediate_output,
+    run_completed,
+    run_result,
+    run_started,
+    superstep_completed,
+    superstep_started,
+    workflow_output,
 )
 from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._invoke import Invocations
@@ -140,7 +143,7 @@ class Runner(Invocations):
     # -- the loop ------------------------------------------------------------------------
 
     def start(self, resumed_from: str | None, prelude: Sequence[WorkflowEvent] = ()) -> None:
-        self.events.append(RunStarted(self.state.run_id, self.graph.name, resumed_from))
+        self.events.append(run_started(self.state.run_id, self.graph.name, resumed_from))
         self.events.extend(prelude)
 
     @property
@@ -235,16 +238,21 @@ class Runner(Invocations):
         events = self.events
         if keep:
             if not announced:
-                events.append(SuperstepStarted(superstep, len(contexts)))
+                events.append(superstep_started(superstep, len(contexts)))
             replayed = self._replayed
             for ctx in contexts:
                 if not announced:
-                    again = replayed and ctx.ordinal in replayed
-                    kind = ExecutorReplayed if again else ExecutorInvoked
-                    events.append(kind(ctx.executor_id, superstep, ctx.ordinal, ctx.sources))
+                    if replayed and ctx.ordinal in replayed:
+                        events.append(
+                            ExecutorReplayed(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
+                        )
+                    else:
+                        events.append(
+                            executor_invoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
+                        )
                 events.extend(ctx._events)
                 events.append(
-                    ExecutorCompleted(
+                    executor_completed(
                         ctx.executor_id,
                         superstep,
                         ctx.ordinal,
@@ -255,7 +263,8 @@ class Runner(Invocations):
                 )
         else:
             for ctx in contexts:
-                events.extend(ctx._events)
+                if ctx._events:
+                    events.extend(ctx._events)
         self._barrier(contexts, superstep)
         self._done = None
         if state.finished:
@@ -283,8 +292,8 @@ class Runner(Invocations):
                 RunPaused(state.run_id, tuple(r.id for r in requests), checkpoint.checkpoint_id)
             )
         else:
-            self.events.append(RunCompleted(state.run_id, self._steps, checkpoint.checkpoint_id))
-        self.result = WorkflowRunResult(
+            self.events.append(run_completed(state.run_id, self._steps, checkpoint.checkpoint_id))
+        self.result = run_result(
             state.run_id,
             "paused" if requests else "completed",
             tuple(self.outputs),
@@ -315,25 +324,20 @@ class Runner(Invocations):
         next_inbox: list[Envelope] = []
         appended: dict[str, list[Buffered]] = {}
         new_requests: list[PendingEntry] = []
-        delivered = dropped = 0
         try:
             shared = merge_shared(contexts, graph, state.shared)
-            # one pass in ordinal order: routing, then the invocation's requests
+            delivered, dropped = route(
+                contexts,
+                nodes,
+                superstep,
+                self._recording,
+                next_inbox,
+                appended,
+                deliveries,
+                self._notify,
+                self._dead_letter,
+            )
             for ctx in contexts:
-                if ctx._sends:
-                    counts = route(
-                        ctx,
-                        nodes[ctx.executor_id],
-                        superstep,
-                        self._recording,
-                        next_inbox,
-                        appended,
-                        deliveries,
-                        self._notify,
-                        self._dead_letter,
-                    )
-                    delivered += counts[0]
-                    dropped += counts[1]
                 if ctx._requests:
                     ordinal = ctx.ordinal
                     for n, (request, context) in enumerate(ctx._requests):
@@ -378,13 +382,13 @@ class Runner(Invocations):
                     self.outputs.extend(ctx._outputs)
                     if output_events:
                         events.extend(
-                            WorkflowOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
+                            workflow_output(ctx.executor_id, v, superstep) for v in ctx._outputs
                         )
                 else:
                     self.intermediate.extend(ctx._outputs)
                     if output_events:
                         events.extend(
-                            IntermediateOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
+                            intermediate_output(ctx.executor_id, v, superstep) for v in ctx._outputs
                         )
             if ctx._state_set:
                 state.states[ctx.executor_id] = ctx._state
@@ -404,7 +408,7 @@ class Runner(Invocations):
             if self.verbose and output_events:
                 events.extend(record for record, _ in deliveries)
         if self.keep_events:
-            events.append(SuperstepCompleted(superstep, delivered, dropped))
+            events.append(superstep_completed(superstep, delivered, dropped))
 
     def _notify(self, deliveries: Sequence[tuple[EdgeDelivery, Any]]) -> None:
         for hook in self._delivery_hooks:

@@ -59,8 +59,6 @@ _NONE = type(None)
 
 # -- specs -------------------------------------------------------------------------------
 
-Call = Callable[[Any, Any], Awaitable[Any]]
-
 
 # The specs are plain classes: read once per executor, compared by identity and never
 # serialized, they need none of the methods attrs would compile for them when the package
@@ -68,7 +66,9 @@ Call = Callable[[Any, Any], Awaitable[Any]]
 
 
 class HandlerSpec:
-    """One message handler: what it accepts, sends and yields, and how to call it."""
+    """One message handler: what it accepts, sends and yields, and how to call it:
+    ``call(message, ctx)``, or ``call(message)`` when it takes no context (``with_ctx``
+    false: a function's own, with no wrapper to drop the context)."""
 
     __slots__ = (
         "_input_cache",
@@ -79,13 +79,14 @@ class HandlerSpec:
         "name",
         "returns_send",
         "sends",
+        "with_ctx",
         "yields",
     )
 
     def __init__(
         self,
         name: str,
-        call: Call,
+        call: Callable[..., Awaitable[Any]],
         inputs: tuple[Any, ...],
         sends: tuple[Any, ...],
         yields: tuple[Any, ...],
@@ -93,9 +94,10 @@ class HandlerSpec:
         send_cache: dict[type[Any], Any] | None = None,
         yield_cache: dict[type[Any], bool] | None = None,
         input_cache: dict[type[Any], Any] | None = None,
+        with_ctx: bool = True,
     ) -> None:
         self.name: str = name
-        self.call: Call = call
+        self.call: Callable[..., Awaitable[Any]] = call
         self.inputs: tuple[Any, ...] = inputs
         self.sends: tuple[Any, ...] = sends
         self.yields: tuple[Any, ...] = yields
@@ -103,6 +105,7 @@ class HandlerSpec:
         self._send_cache: dict[type[Any], Any] = {} if send_cache is None else send_cache
         self._yield_cache: dict[type[Any], bool] = {} if yield_cache is None else yield_cache
         self._input_cache: dict[type[Any], Any] = {} if input_cache is None else input_cache
+        self.with_ctx: bool = with_ctx
 
     def __repr__(self) -> str:
         return (
@@ -373,11 +376,11 @@ def _name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
-def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Call:
+def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Callable[..., Any]:
+    """How to call a message handler: an async one as it is (with or without the
+    context, ``HandlerSpec.with_ctx``), a sync one in a worker thread."""
     if is_async:
-        if takes_ctx:
-            return fn
-        return lambda message, ctx: fn(message)
+        return fn
     if takes_ctx:
         raise WorkflowBuildError(
             [
@@ -412,6 +415,7 @@ def _handler_spec(
         read.send_cache,
         read.yield_cache,
         read.input_cache,
+        with_ctx=read.takes_ctx or not read.is_async,
     )
 
 

@@ -1,7 +1,7 @@
 """A run's data: everything a run changes lives here, never on the definition.
 
 ``RunState`` is mutable while one ``run()`` call drives it; a checkpoint holds a
-frozen copy (:meth:`RunState.freeze`) and every resume thaws a fresh one, so two
+frozen copy (``_fastpaths.frozen_state``) and every resume thaws a fresh one, so two
 calls never share a mutable state.
 """
 
@@ -38,12 +38,12 @@ class Envelope:
         declared: Any,
         request: PendingEntry | None = None,
     ) -> None:
-        self.target = target
-        self.key = key
-        self.message = message
-        self.sources = sources
-        self.declared = declared
-        self.request = request
+        self.target: str = target
+        self.key: Key = key
+        self.message: Any = message
+        self.sources: tuple[str, ...] = sources
+        self.declared: Any = declared
+        self.request: PendingEntry | None = request
 
     def __repr__(self) -> str:
         return f"Envelope({self.target!r}, {self.key}, {self.message!r})"
@@ -66,7 +66,9 @@ class PendingEntry:
 
 
 class Buffered:
-    """A message held by a fan-in group (a plain class, as :class:`Envelope`)."""
+    """A message held by a fan-in group (a plain class, as :class:`Envelope` is: a
+    10,000-way fan-in makes one per message, and attrs' frozen stores would cost it
+    three times the object)."""
 
     __slots__ = ("declared", "key", "message", "source")
 
@@ -166,8 +168,8 @@ class RunState:
         usage: Usage | None = None,
         call: RunCall | None = None,
     ) -> None:
-        self.run_id = run_id
-        self.superstep = superstep
+        self.run_id: str = run_id
+        self.superstep: int = superstep
         self.inbox: list[Envelope] = inbox if inbox is not None else []
         self.buffers: dict[str, list[Buffered]] = buffers if buffers is not None else {}
         self.states: dict[str, Any] = states if states is not None else {}
@@ -175,23 +177,9 @@ class RunState:
         self.pending: dict[str, PendingEntry] = pending if pending is not None else {}
         self.answered: list[str] = answered if answered is not None else []
         self.finished: dict[int, Finished] = finished if finished is not None else {}
-        self.usage = usage
-        self.call = RunCall(RANDOM_IDS) if call is None else call
+        self.usage: Usage | None = usage
+        self.call: RunCall = RunCall(RANDOM_IDS) if call is None else call
         """The ``run()`` call driving the run: its ids and deps (never saved)."""
-
-    def freeze(self) -> FrozenState:
-        return FrozenState(
-            self.run_id,
-            self.superstep,
-            tuple(self.inbox),
-            {k: tuple(v) for k, v in self.buffers.items() if v},
-            dict(self.states),
-            dict(self.shared),
-            dict(self.pending),
-            tuple(self.answered),
-            dict(self.finished),
-            self.usage,
-        )
 
     @classmethod
     def thaw(cls, frozen: FrozenState, call: RunCall | None = None) -> RunState:
