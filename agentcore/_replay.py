@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 
 __all__ = [
@@ -55,6 +56,8 @@ class StepPolicy:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     max_attempts: int = 1
     backoff: float = 1.0

@@ -13,6 +13,7 @@ from enum import Enum
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 
 __all__ = ["ConfidentialityLabel", "ContentLabel", "IntegrityLabel"]
@@ -46,6 +47,8 @@ class ContentLabel:
     """An integrity and a confidentiality label for one piece of content."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     integrity: IntegrityLabel = attrs.field(
         default=IntegrityLabel.UNTRUSTED, converter=IntegrityLabel

@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.errors import MalformedResponseError
 
@@ -41,6 +42,8 @@ class SseEvent:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     data: str
     event: str | None = None

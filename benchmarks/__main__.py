@@ -20,6 +20,7 @@ from benchmarks.scenarios import (
     plain_run,
     stream_run,
     tool_rounds,
+    workflows_build_time,
     workflows_import_time,
 )
 from benchmarks.workflows import (
@@ -155,6 +156,7 @@ def _workflow_results(quick: bool) -> list[Result]:
         concurrent_seq3(100 if quick else 1000, repeats),
         chain_run(100, repeats),
         workflows_import_time(3 if quick else 7),
+        workflows_build_time(3 if quick else 7),
     ]
     if not quick:
         results.append(chain_run(1000, repeats))

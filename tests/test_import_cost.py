@@ -7,6 +7,7 @@ few milliseconds in a benchmark. The modules still load when they are used (the 
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -95,3 +96,81 @@ def test_workflow_hooks_reach_a_converter_loaded_after_them() -> None:
 
 def test_workflow_hooks_reach_a_converter_loaded_before_them() -> None:
     assert _run("import agentcore.serialization\n" + _REQUEST_TO_JSON) == "builtins:bool"
+
+
+# What `import agentcore.workflows` may load besides its own modules (design §10: <= 15 ms
+# over `import agentcore`): a module from elsewhere added by mistake shows up here by name.
+_WORKFLOWS_ALSO_LOAD = {"agentcore._converter_hooks"}
+
+# Parts of the package a workflow of functions and classes never uses, each loaded on
+# first use: agents as executors, a workflow as an agent or a tool, the stores' SQLite,
+# ids made inside invocations (hashlib loads OpenSSL), the converter.
+_WORKFLOWS_ON_FIRST_USE = (
+    "agentcore.workflows._agent_executor",
+    "agentcore.workflows._workflow_agent",
+    "agentcore.workflows._request_info",
+    "agentcore.workflows._workflow_tool",
+    "contextvars",
+    "hashlib",
+    "sqlite3",
+    "cattrs",
+)
+
+_THREE_NODES = (
+    "from agentcore.workflows import WorkflowBuilder, WorkflowContext, executor, handler\n"
+    "@executor\n"
+    "async def upper(text: str, ctx: WorkflowContext[str]) -> None:\n"
+    "    await ctx.send(text.upper())\n"
+    "@executor\n"
+    "async def exclaim(text: str, ctx: WorkflowContext[str]) -> None:\n"
+    "    await ctx.send(text + '!')\n"
+    "class Printer:\n"
+    "    id = 'printer'\n"
+    "    @handler\n"
+    "    async def show(self, text: str, ctx: WorkflowContext[None, str]) -> None:\n"
+    "        await ctx.yield_output(text)\n"
+    "builder = WorkflowBuilder(upper, name='shout')\n"
+    "builder.add_edge(upper, exclaim).add_edge(exclaim, Printer()).build()\n"
+)
+
+
+def _workflows_loaded(source: str) -> list[str]:
+    script = (
+        "import sys\n"
+        "import attrs, anyio, typing_extensions, agentcore\n"
+        "before = set(sys.modules)\n"
+        f"{source}\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    loaded: list[str] = ast.literal_eval(_run(script))
+    return loaded
+
+
+def test_import_workflows_loads_nothing_from_outside_the_package() -> None:
+    loaded = _workflows_loaded("import agentcore.workflows")
+    assert "agentcore.workflows._builder" in loaded  # the builder is not deferred
+    assert "agentcore.workflows._runner" in loaded  # nor the runner
+    outside = [
+        m
+        for m in loaded
+        if m != "agentcore.workflows"
+        and not m.startswith("agentcore.workflows.")
+        and m not in _WORKFLOWS_ALSO_LOAD
+    ]
+    assert outside == []
+
+
+def test_building_a_workflow_of_functions_leaves_the_optional_parts_unloaded() -> None:
+    loaded = _workflows_loaded("import agentcore.workflows\n" + _THREE_NODES)
+    assert [m for m in _WORKFLOWS_ON_FIRST_USE if m in loaded] == []
+
+
+def test_the_optional_parts_of_workflows_load_when_named() -> None:
+    source = (
+        "from agentcore.workflows import AgentExecutor, WorkflowAgent, REQUEST_INFO_TOOL_NAME\n"
+        "assert REQUEST_INFO_TOOL_NAME == 'request_info'\n"
+    )
+    loaded = _workflows_loaded(source)
+    assert "agentcore.workflows._agent_executor" in loaded
+    assert "agentcore.workflows._workflow_agent" in loaded
+    assert "contextvars" in loaded

@@ -25,9 +25,10 @@ FACE = "agentcore"
 # or a sub-package with everything inside it). Groups on one floor do not import each other.
 FLOORS: tuple[tuple[str, ...], ...] = (
     # the taxonomy imports nothing: everything may raise its errors; _repr: the one
-    # __repr__ of the kernel's attrs classes, which imports nothing of the kernel;
-    # _converter_hooks: converter hooks registered before the converter is loaded
-    ("errors", "_repr", "_converter_hooks"),
+    # __repr__ of the kernel's attrs classes, which imports nothing of the kernel, and
+    # _equality their one __eq__ and __hash__; _converter_hooks: converter hooks
+    # registered before the converter is loaded
+    ("errors", "_repr", "_equality", "_converter_hooks"),
     ("security", "sse", "_concurrency", "_feature_stage"),
     ("_types",),
     ("_streams", "serialization", "observers"),

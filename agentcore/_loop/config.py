@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ class FunctionInvocationConfiguration:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     enabled: bool = attrs.field(default=True, validator=_flag)
     max_iterations: int = attrs.field(default=40, validator=_at_least(1))

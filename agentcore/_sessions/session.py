@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
+from agentcore._equality import fields_eq
 from agentcore._repr import fields_repr
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
@@ -44,6 +45,7 @@ class PausedRun:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
 
     calls: list[FunctionCallContent]
     requests: list[PendingRequest]
@@ -66,6 +68,7 @@ class AgentSession:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
 
     session_id: str = attrs.field(factory=_new_session_id)
     service_conversation_id: str | None = None

@@ -23,6 +23,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 import anyio
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._streams.reader import NOT_KNOWN, Delegate, Readable, maybe_await, refinalize
 from agentcore._types.contents import UsageContent
@@ -49,6 +50,8 @@ class StreamEnd(Generic[FinalT]):
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     how: Literal["completed", "failed", "closed"]
     final: FinalT | None = None

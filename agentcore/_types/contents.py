@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 
@@ -50,6 +51,8 @@ class Annotation:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     kind: Literal["citation", "file_path", "other"] = "citation"
     url: str | None = None
@@ -77,6 +80,8 @@ class TextContent:
     """Plain text from a user or a model."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     text: str = attrs.field(validator=_must_be_text)
     annotations: tuple[Annotation, ...] = attrs.field(default=(), converter=_to_annotations)
@@ -93,6 +98,8 @@ class ReasoningContent:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     text: str = ""
     provider: str | None = None
@@ -106,6 +113,8 @@ class DataContent:
     """Inline binary data (an image, a PDF, audio) with its media type."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     data: bytes
     media_type: str
@@ -132,6 +141,8 @@ class UriContent:
     """A reference to content by URI (an image URL, a file id URI)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     uri: str
     media_type: str | None = None
@@ -156,6 +167,8 @@ class FunctionCallContent:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     call_id: str
     name: str = ""
@@ -200,6 +213,8 @@ class FunctionResultContent:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     call_id: str
     result: Any = None
@@ -225,6 +240,8 @@ class FunctionApprovalRequestContent:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     function_call: FunctionCallContent
     id: str = attrs.field(factory=_new_request_id)
@@ -246,6 +263,8 @@ class FunctionApprovalResponseContent:
     """The caller's decision on a :class:`FunctionApprovalRequestContent`."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     id: str
     function_call: FunctionCallContent
@@ -265,6 +284,8 @@ class UserInputRequestContent:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     function_call: FunctionCallContent
     prompt: str
@@ -281,6 +302,8 @@ class UserInputResponseContent:
     """The user's answer to a :class:`UserInputRequestContent`."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     id: str
     function_call: FunctionCallContent
@@ -296,6 +319,8 @@ class HostedToolCallContent:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     call_id: str
     tool_type: str
@@ -310,6 +335,8 @@ class HostedToolResultContent:
     """The result of a :class:`HostedToolCallContent`, as the provider reported it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     call_id: str
     tool_type: str
@@ -324,6 +351,8 @@ class ErrorContent:
     """An error reported inside a response (for example a mid-stream error event)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     message: str
     code: str | None = None
@@ -336,6 +365,8 @@ class UsageContent:
     """Token usage reported inside a stream; the fold moves it to ``response.usage``."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     usage: Usage
     type: Literal["usage"] = attrs.field(default="usage", init=False)

@@ -8,6 +8,7 @@ from typing import Any, Generic
 import attrs
 from typing_extensions import TypedDict, TypeVar
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 
@@ -34,6 +35,8 @@ class Embedding(Generic[EmbeddingT]):
     """One embedding vector. ``dimensions`` defaults to ``len(vector)``."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     vector: EmbeddingT
     model: str | None = None

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 
 __all__ = [
@@ -47,6 +48,8 @@ class WebSearchTool:
     """Server-side web search. ``options`` carries provider-specific settings."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["web_search"] = attrs.field(default="web_search", init=False)
@@ -57,6 +60,8 @@ class CodeInterpreterTool:
     """Server-side code execution in the provider's sandbox."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["code_interpreter"] = attrs.field(default="code_interpreter", init=False)
@@ -67,6 +72,8 @@ class FileSearchTool:
     """Server-side search over the provider's vector stores."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     vector_store_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_names)
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
@@ -78,6 +85,8 @@ class ImageGenerationTool:
     """Server-side image generation."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["image_generation"] = attrs.field(default="image_generation", init=False)
@@ -88,6 +97,8 @@ class MCPTool:
     """A remote MCP server the provider connects to on the model's behalf."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     name: str
     url: str
@@ -103,6 +114,8 @@ class ShellTool:
     """A shell the provider drives (the commands run where the adapter says)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     options: Mapping[str, Any] = attrs.field(factory=_no_options, converter=_options)
     kind: Literal["shell"] = attrs.field(default="shell", init=False)

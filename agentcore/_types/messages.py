@@ -7,6 +7,7 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.contents import CONTENT_TYPES, Content, TextContent
 
@@ -72,6 +73,8 @@ class Message:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     role: Role = attrs.field(validator=_check_role)
     contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 import attrs
 from typing_extensions import TypeVar
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.contents import (
     Content,
@@ -64,6 +65,8 @@ class CustomEvent:
     """An event a middleware or tool emitted during a run (``context.run.emit``)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     name: str
     data: Any = None
@@ -81,6 +84,8 @@ class ChatResponse(Generic[ValueT]):
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     messages: tuple[Message, ...] = attrs.field(default=(), converter=_to_messages)
     response_id: str | None = None
@@ -114,6 +119,8 @@ class ChatResponseUpdate:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
     role: Role | None = None
@@ -145,6 +152,8 @@ class AgentResponse(Generic[ValueT]):
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     messages: tuple[Message, ...] = attrs.field(default=(), converter=_to_messages)
     response_id: str | None = None
@@ -218,6 +227,8 @@ class AgentResponseUpdate:
     or a custom ``event``."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     contents: tuple[Content, ...] = attrs.field(default=(), converter=_to_contents)
     role: Role | None = None

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 
 __all__ = ["Usage"]
@@ -29,6 +30,8 @@ class Usage:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     input_tokens: int | None = None
     output_tokens: int | None = None

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.messages import Message
 
@@ -57,6 +58,8 @@ class RunStarted:
     """An agent run began; ``messages`` are its input."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     agent_name: str | None
@@ -71,6 +74,8 @@ class RunEnded:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     agent_name: str | None
@@ -87,6 +92,8 @@ class ModelCallStarted:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     messages: tuple[Message, ...] = attrs.field(converter=_messages)
@@ -98,6 +105,8 @@ class ModelCallEnded:
     """A model call returned ``response`` (a ``ChatResponse``, after chat middleware)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     response: Any = None
@@ -109,6 +118,8 @@ class ToolCallStarted:
     """A tool is about to run with its validated ``arguments``."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     call_id: str
@@ -121,6 +132,8 @@ class ToolCallEnded:
     """A tool call ended: ``result`` is what the model will see; ``error`` names a failure."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     call_id: str

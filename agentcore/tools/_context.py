@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Generic
 import attrs
 from typing_extensions import TypeVar
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._run_context import RunContext, RunLocals
 from agentcore._types.responses import CustomEvent
@@ -51,6 +52,8 @@ class ToolContext(Generic[DepsT]):
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     call_id: str
     """The model's id for this call (the id its result is sent back under)."""

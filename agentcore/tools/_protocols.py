@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.tools._context import ToolContext
 
@@ -108,6 +109,8 @@ class ToolResult:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     value: Any = None
     structured: Any = None

@@ -10,6 +10,7 @@ from typing import Any
 import attrs
 import typing_extensions
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.tools._context import ToolContext
 from agentcore.tools._docstrings import Docstring, parse_docstring
@@ -26,6 +27,8 @@ class ToolParameter:
     """One parameter of a tool function."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     name: str
     hint: Any
@@ -47,6 +50,8 @@ class ToolSignature:
     """What a tool needs to know about its function."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     parameters: tuple[ToolParameter, ...]
     """Every parameter except a method's receiver."""

@@ -2,9 +2,16 @@
 
 Build a definition once with :class:`WorkflowBuilder`, run it any number of times
 at once with :meth:`Workflow.run`. See ``docs/workflows.md``.
+
+Agents as executors (:class:`AgentExecutor`, which the builder makes of an agent) and a
+workflow run as an agent (``Workflow.as_agent()``: :class:`WorkflowAgent`, with its
+``request_info`` tool) load on first use, as the SQLite store does: a workflow of
+functions and classes never pays for them.
 """
 
-from agentcore.workflows._agent_executor import AGENT_UPDATE, AgentExecutor, AgentTurn
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from agentcore.workflows._builder import WorkflowBuilder
 from agentcore.workflows._checkpoint import (
     CHECKPOINT_FORMAT,
@@ -51,11 +58,6 @@ from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpoin
 from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
 from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._workflow import Workflow
-from agentcore.workflows._workflow_agent import (
-    REQUEST_INFO_TOOL_NAME,
-    RequestInfoArguments,
-    WorkflowAgent,
-)
 from agentcore.workflows.errors import (
     CheckpointError,
     CheckpointIncompatibleError,
@@ -76,6 +78,14 @@ from agentcore.workflows.protocols import (
     SupportsPendingWrites,
     SupportsRunClaims,
 )
+
+if TYPE_CHECKING:
+    from agentcore.workflows._agent_executor import AGENT_UPDATE, AgentExecutor, AgentTurn
+    from agentcore.workflows._workflow_agent import (
+        REQUEST_INFO_TOOL_NAME,
+        RequestInfoArguments,
+        WorkflowAgent,
+    )
 
 __all__ = [
     "AGENT_UPDATE",
@@ -152,3 +162,26 @@ __all__ = [
     "handler",
     "response_handler",
 ]
+
+_ON_FIRST_USE = {
+    "AGENT_UPDATE": "_agent_executor",
+    "AgentExecutor": "_agent_executor",
+    "AgentTurn": "_agent_executor",
+    "REQUEST_INFO_TOOL_NAME": "_workflow_agent",
+    "RequestInfoArguments": "_workflow_agent",
+    "WorkflowAgent": "_workflow_agent",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _ON_FIRST_USE.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'agentcore.workflows' has no attribute {name!r}")
+    module = importlib.import_module(f"agentcore.workflows.{module_name}")
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,15 +1,21 @@
-"""Turning what the builder is given into executors: agents and sub-workflows."""
+"""Turning what the builder is given into executors: agents and sub-workflows.
+
+The agent executor's module loads with the first agent added to a builder: a workflow
+of functions and classes never needs it.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcore.protocols import SupportsAgentRun
-from agentcore.workflows._agent_executor import AgentExecutor
 from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._workflow import Workflow
 
-__all__ = ["is_agent", "is_workflow", "sub_workflow"]
+if TYPE_CHECKING:
+    from agentcore.workflows._agent_executor import AgentExecutor, ContextMode
+
+__all__ = ["agent_executor", "is_agent", "is_workflow", "sub_workflow", "wraps_agent"]
 
 
 def sub_workflow(
@@ -32,15 +38,27 @@ def is_workflow(obj: object) -> bool:
 
 
 def is_agent(obj: object) -> bool:
-    """An agent that is not already an executor (those are read as they are).
+    """An agent that is not already an executor (those, an ``AgentExecutor`` among them,
+    have a ``handle`` and are read as they are).
 
     The structural ``isinstance`` against the protocol walks the protocol's members
     (~15 µs), so the one-attribute test that rules out every executor with a
     ``handle`` (each ``@executor`` function) comes first: a 10,000-way fan-out built
     from functions no longer pays 150 ms for it.
     """
-    return (
-        not hasattr(obj, "handle")
-        and not isinstance(obj, AgentExecutor)
-        and isinstance(obj, SupportsAgentRun)
-    )
+    return not hasattr(obj, "handle") and isinstance(obj, SupportsAgentRun)
+
+
+def agent_executor(agent: object, ident: str | None, context: ContextMode) -> AgentExecutor:
+    """``agent`` (:func:`is_agent`) as an executor."""
+    from agentcore.workflows._agent_executor import AgentExecutor
+
+    return AgentExecutor(cast("SupportsAgentRun", agent), id=ident, context=context)
+
+
+def wraps_agent(executor: object, agent: object) -> bool:
+    """Whether ``executor`` is an agent executor around ``agent`` (asked only when two
+    executors claim one id)."""
+    from agentcore.workflows._agent_executor import AgentExecutor
+
+    return isinstance(executor, AgentExecutor) and executor.agent is agent

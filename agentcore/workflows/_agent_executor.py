@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import AsyncGenerator, Callable, Sequence
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, Callable, Generator, Sequence
+from contextlib import aclosing, contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal, cast
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._sessions.session import AgentSession
 from agentcore._types.contents import (
@@ -31,10 +33,19 @@ from agentcore.protocols import SupportsAgentRun
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import NO_DEPS, calling_agent
+from agentcore.workflows._ids import NO_DEPS, IdSource
 from agentcore.workflows.errors import WorkflowTypeError
 
-__all__ = ["AGENT_UPDATE", "AgentExecutor", "AgentPauses", "AgentTurn", "ContextMode"]
+__all__ = [
+    "AGENT_UPDATE",
+    "AgentExecutor",
+    "AgentPauses",
+    "AgentTurn",
+    "ContextMode",
+    "caller_ids",
+    "calling_agent",
+    "check_answer",
+]
 
 AGENT_UPDATE = "agent_update"
 """The ``name`` of the live :class:`ExecutorEvent` carrying an agent executor's
@@ -44,12 +55,35 @@ is the only invocation of its superstep)."""
 ContextMode = Literal["full", "inputs", "last"] | Callable[["AgentTurn"], Sequence[Message]]
 
 
+# While an agent executor calls its agent, the invocation's ids (in a context variable,
+# which loads with the first agent: a workflow of functions never needs one).
+_caller_ids: ContextVar[IdSource | None] = ContextVar("agentcore_workflow_caller_ids", default=None)
+
+
+@contextmanager
+def calling_agent(ids: IdSource) -> Generator[None]:
+    """While an agent executor calls ``agent.run(...)``: a workflow agent called there
+    takes its ids from the invocation (:func:`caller_ids`), not at random."""
+    token = _caller_ids.set(ids)
+    try:
+        yield
+    finally:
+        _caller_ids.reset(token)
+
+
+def caller_ids() -> IdSource | None:
+    """The id source of the workflow invocation calling this agent, if any."""
+    return _caller_ids.get()
+
+
 @attrs.frozen
 class AgentTurn:
     """One agent executor's turn: its response and the conversation the next agent sees
     (the inputs so far plus this response's messages)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     response: AgentResponse[Any]
@@ -79,6 +113,8 @@ class AgentPauses:
     (pause id, the answer as JSON), kept until every request of that pause is answered."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     answers: tuple[tuple[str, str], ...] = ()
 
@@ -229,13 +265,7 @@ class AgentExecutor:
     ) -> None:
         """Keep ``answer``; once every request of its pause is answered, resume the agent
         in the paused session with all of them at once (the kernel's own resume)."""
-        if answer.id != request.id or answer.function_call != request.function_call:
-            raise WorkflowTypeError(
-                f"{self._id!r} was given an answer for {answer.id!r} "
-                f"({answer.function_call.name}) to its request {request.id!r} "
-                f"({request.function_call.name}); answer with "
-                f"pending.create_response(pending.data.create_response(...))"
-            )
+        check_answer(self._id, request, answer)
         context = cast("dict[str, Any]", ctx.request_context)
         pause: str = context["pause"]
         ids: list[str] = context["ids"]
@@ -254,8 +284,15 @@ class AgentExecutor:
         session = from_json(context["session"], AgentSession)
         inputs = tuple(structure(context["inputs"], list[Message]))
         decisions = Message("user", [mine[i] for i in ids])
+        # An agent that keeps the conversation itself (a history store, or a service's
+        # conversation) stored the inputs with the paused turn: it gets the decisions
+        # alone, else the model would read the inputs twice.
+        remembers = getattr(self._agent, "history", None) is not None or bool(
+            session.service_conversation_id
+        )
+        again = () if remembers else inputs
         with calling_agent(ctx._id_source()):
-            running = self._runner.run([*inputs, decisions], session=session, **self._deps(ctx))
+            running = self._runner.run([*again, decisions], session=session, **self._deps(ctx))
         response = await running
         await self._commit(inputs, response, ctx, session)
 
@@ -283,11 +320,13 @@ class AgentExecutor:
                 "session": to_json(session),
                 "inputs": unstructure(list(inputs)),
             }
+            # each request is named by its content's id (design §3.10), so the caller
+            # sees one id for the question whichever way it looks at it
             for p in pauses:
                 if isinstance(p, FunctionApprovalRequestContent):
-                    await ctx.request(p, FunctionApprovalResponseContent, context=context)
+                    ctx._stage_request(p, FunctionApprovalResponseContent, context, p.id)
                 else:
-                    await ctx.request(p, UserInputResponseContent, context=context)
+                    ctx._stage_request(p, UserInputResponseContent, context, p.id)
             return
         await ctx.yield_output(response)
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
@@ -296,6 +335,27 @@ class AgentExecutor:
 
 
 Question = FunctionApprovalRequestContent | UserInputRequestContent
+
+
+def check_answer(executor_id: str, request: Question, answer: Answer) -> None:
+    """Refuse an answer that is not ``request``'s own (another id, another call, or the
+    other kind of answer): the kernel would ignore it and the agent would wait on."""
+    kind = (
+        FunctionApprovalResponseContent
+        if isinstance(request, FunctionApprovalRequestContent)
+        else UserInputResponseContent
+    )
+    if (
+        answer.id != request.id
+        or answer.function_call != request.function_call
+        or not isinstance(answer, kind)
+    ):
+        raise WorkflowTypeError(
+            f"{executor_id!r} was given a {type(answer).__name__} for {answer.id!r} "
+            f"({answer.function_call.name}) to its request {request.id!r} "
+            f"({request.function_call.name}); answer with "
+            f"pending.create_response(pending.data.create_response(...))"
+        )
 
 
 def _takes_deps(agent: SupportsAgentRun) -> bool:

@@ -5,6 +5,7 @@ results only when the whole barrier succeeded."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from agentcore.workflows._context import _DELETED, WorkflowContext
@@ -17,6 +18,8 @@ from agentcore.workflows._value import WorkflowCheckpoint
 from agentcore.workflows.errors import SharedStateConflictError, WorkflowStalledError
 
 __all__ = ["Failed", "fire_fan_ins", "merge_shared", "route"]
+
+_KEY = attrgetter("key")
 
 _UNCONDITIONAL = frozenset({"direct", "fan_out"})
 """Edge groups that deliver to every target that accepts the type (what ``decide``
@@ -72,8 +75,8 @@ def merge_shared(
 
 
 def route(
-    ctx: WorkflowContext[Any, Any],
-    node: Node,
+    contexts: Sequence[WorkflowContext[Any, Any]],
+    nodes: Mapping[str, Node],
     superstep: int,
     recording: bool,
     next_inbox: list[Envelope],
@@ -82,63 +85,88 @@ def route(
     notify: Callable[[Sequence[tuple[EdgeDelivery, Any]]], None],
     dead_letter: Callable[[Node, int, Any], None],
 ) -> tuple[int, int]:
-    """Route what one invocation sent, in send order: envelopes onto ``next_inbox``,
-    fan-in messages into ``appended``, and (``recording``) every decision into
-    ``deliveries``; a message no group took goes to ``dead_letter``. Returns
-    (delivered, dropped)."""
-    sent_by = (node.id,)  # one tuple for all of this invocation's envelopes
-    ordinal = ctx.ordinal
+    """Route what the superstep's invocations sent, in ordinal then send order:
+    envelopes onto ``next_inbox``, fan-in messages into ``appended``, and
+    (``recording``) every decision into ``deliveries``; a message no group took goes
+    to ``dead_letter``. Returns (delivered, dropped)."""
     delivered = dropped = 0
-    for send_index, (message, declared, target) in enumerate(ctx._sends):
-        key = (superstep, ordinal, send_index)
-        taken = False
-        for group, accepts in node.routes.get(declared, ()):
-            if target is None and not recording and group.kind in _UNCONDITIONAL:
-                # the common cases, decided without building a decision list
-                for t, ok in zip(group.targets, accepts, strict=True):
-                    if ok:
+    for ctx in contexts:
+        if not ctx._sends:
+            continue
+        node = nodes[ctx.executor_id]
+        sent_by: tuple[str, ...] = ()  # (node.id,): one tuple for all of its envelopes
+        ordinal = ctx.ordinal
+        routes = node.routes
+        send_index = -1
+        for message, declared, target in ctx._sends:
+            send_index += 1
+            key = (superstep, ordinal, send_index)
+            taken = False
+            for group, accepts in routes.get(declared, ()):
+                if target is None and not recording:
+                    # the common cases, decided as ``decide`` would without building its list
+                    kind = group.kind
+                    if kind in _UNCONDITIONAL:
+                        for t, ok in zip(group.targets, accepts, strict=True):
+                            if ok:
+                                sent_by = sent_by or (node.id,)
+                                next_inbox.append(Envelope(t, key, message, sent_by, declared))
+                                taken = True
+                                delivered += 1
+                            else:
+                                dropped += 1
+                        continue
+                    if kind == "fan_in":  # buffered wherever the type is accepted
+                        for ok in accepts:
+                            if ok:
+                                _hold(appended, group.id, Buffered(node.id, key, message, declared))
+                                taken = True
+                            else:
+                                dropped += 1
+                        continue
+                try:
+                    decisions = decide(group, message, accepts, target)
+                except RoutingError as exc:
+                    if recording:
+                        record = EdgeDelivery(
+                            superstep,
+                            group.id,
+                            group.kind,
+                            node.id,
+                            ",".join(group.targets),
+                            describe(declared),
+                            "exception",
+                        )
+                        deliveries.append((record, message))
+                        notify(deliveries)
+                    raise Failed(node, ordinal, exc.error) from exc
+                for t, status in decisions:
+                    if status == "delivered":
+                        sent_by = sent_by or (node.id,)
                         next_inbox.append(Envelope(t, key, message, sent_by, declared))
                         taken = True
                         delivered += 1
+                    elif status == "buffered":
+                        _hold(appended, group.id, Buffered(node.id, key, message, declared))
+                        taken = True
                     else:
                         dropped += 1
-                continue
-            try:
-                decisions = decide(group, message, accepts, target)
-            except RoutingError as exc:
-                if recording:
-                    record = EdgeDelivery(
-                        superstep,
-                        group.id,
-                        group.kind,
-                        node.id,
-                        ",".join(group.targets),
-                        describe(declared),
-                        "exception",
-                    )
-                    deliveries.append((record, message))
-                    notify(deliveries)
-                raise Failed(node, ordinal, exc.error) from exc
-            for t, status in decisions:
-                if status == "delivered":
-                    next_inbox.append(Envelope(t, key, message, sent_by, declared))
-                    taken = True
-                    delivered += 1
-                elif status == "buffered":
-                    appended.setdefault(group.id, []).append(
-                        Buffered(node.id, key, message, declared)
-                    )
-                    taken = True
-                else:
-                    dropped += 1
-                if recording:
-                    record = EdgeDelivery(
-                        superstep, group.id, group.kind, node.id, t, describe(declared), status
-                    )
-                    deliveries.append((record, message))
-        if not taken:
-            dead_letter(node, ordinal, declared)
+                    if recording:
+                        record = EdgeDelivery(
+                            superstep, group.id, group.kind, node.id, t, describe(declared), status
+                        )
+                        deliveries.append((record, message))
+            if not taken:
+                dead_letter(node, ordinal, declared)
     return delivered, dropped
+
+
+def _hold(appended: dict[str, list[Buffered]], gid: str, buffered: Buffered) -> None:
+    held = appended.get(gid)
+    if held is None:  # not setdefault: that makes a list per message
+        appended[gid] = [buffered]
+    else:
+        held.append(buffered)
 
 
 def fire_fan_ins(
@@ -190,7 +218,9 @@ def fire_fan_ins(
                     superstep=superstep,
                     checkpoint=failed_checkpoint(),
                 )
-        buffer.sort(key=lambda b: (position[b.source], b.key))
+        # by (source position, message key): two stable sorts, no key tuple per message
+        buffer.sort(key=_KEY)
+        buffer.sort(key=lambda b: position[b.source])
         sources = tuple(dict.fromkeys(b.source for b in buffer))
         next_inbox.append(
             Envelope(

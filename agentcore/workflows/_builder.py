@@ -14,13 +14,17 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, Literal, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from typing_extensions import Self, TypeVar
 
-from agentcore.protocols import SupportsAgentRun
-from agentcore.workflows._adapt import is_agent, is_workflow, sub_workflow
-from agentcore.workflows._agent_executor import AgentExecutor, ContextMode
+from agentcore.workflows._adapt import (
+    agent_executor,
+    is_agent,
+    is_workflow,
+    sub_workflow,
+    wraps_agent,
+)
 from agentcore.workflows._checkpoint import Durability
 from agentcore.workflows._checks import GraphCheck
 from agentcore.workflows._codec import TypeRegistry
@@ -35,6 +39,9 @@ from agentcore.workflows._typeexpr import compatible, describe, members
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows.errors import WorkflowBuildError
 from agentcore.workflows.protocols import CheckpointStore
+
+if TYPE_CHECKING:
+    from agentcore.workflows._agent_executor import ContextMode
 
 __all__ = ["WorkflowBuilder"]
 
@@ -148,14 +155,10 @@ class WorkflowBuilder(Generic[InT, OutT]):
             if child is not None:
                 target = child
             elif is_agent(obj):
-                target = AgentExecutor(cast("SupportsAgentRun", obj), id=ident, context=context)
+                target = agent_executor(obj, ident, context)
         spec = read_executor(target, id=ident)
         known = self._specs.get(spec.id)
-        if (
-            known is not None
-            and known.obj is not target
-            and not (isinstance(known.obj, AgentExecutor) and known.obj.agent is obj)
-        ):
+        if known is not None and known.obj is not target and not wraps_agent(known.obj, obj):
             raise WorkflowBuildError(
                 [f"two different executors have the id {spec.id!r}; give one another id"]
             )

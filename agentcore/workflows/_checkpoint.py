@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 import attrs
 
 from agentcore._converter_hooks import when_converter_loaded
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._codec import TypeRegistry, decode_state, encode_state
 from agentcore.workflows._value import RunStatus, WorkflowCheckpoint
@@ -52,6 +53,8 @@ class CheckpointRecord:
     """What a store keeps: indexed fields plus the checkpoint as JSON text."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     checkpoint_id: str
@@ -117,6 +120,8 @@ class CheckpointInfo:
     """One checkpoint of a run, as ``list_checkpoints`` reports it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     checkpoint_id: str

@@ -22,7 +22,6 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentcore.workflows._agent_executor import AgentExecutor
 from agentcore.workflows._edges import Group
 from agentcore.workflows._graph import FanIn, Route
 from agentcore.workflows._spec import ExecutorSpec
@@ -249,7 +248,7 @@ class GraphCheck:
                     self._mutable(ident, yields, clean)
             out = self.outgoing.get(ident)
             if out is None:
-                if sends and not isinstance(spec.obj, AgentExecutor):
+                if sends and not _is_agent_executor(spec.obj):
                     # an agent at the end of a graph only yields its response
                     self.problems.append(
                         f"{ident!r} sends {' | '.join(describe(t) for t in sends)} but has "
@@ -324,3 +323,11 @@ class GraphCheck:
                     f"the switch from {g.sources[0]!r} needs a Default (last), unless its "
                     f"typed cases cover every type it sends"
                 )
+
+
+def _is_agent_executor(obj: object) -> bool:
+    # asked only of an executor that sends without an outgoing edge: the agent
+    # executor's module loads with the first agent, not with the package
+    from agentcore.workflows._agent_executor import AgentExecutor
+
+    return isinstance(obj, AgentExecutor)

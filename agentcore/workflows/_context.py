@@ -19,8 +19,13 @@ from typing_extensions import Never, TypeVar
 
 from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._ids import NO_DEPS, RANDOM_IDS, IdSource, RunCall
-from agentcore.workflows._requests import PendingRequest
+from agentcore.workflows._ids import NO_DEPS, IdSource
+from agentcore.workflows._requests import (
+    GENERATED_PREFIX,
+    PendingRequest,
+    generated_request_id,
+)
+from agentcore.workflows._state import Envelope, RunState
 from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import WorkflowTypeError
@@ -65,6 +70,17 @@ class Node(Protocol):
     def max_concurrency(self) -> int: ...
     @property
     def shared_keys(self) -> _Mapping[str, Any]: ...
+
+
+class Run(Protocol):
+    """What a context reads of the run it serves (``_invoke.Invocations``)."""
+
+    @property
+    def state(self) -> RunState: ...
+    @property
+    def streaming(self) -> bool: ...
+    @property
+    def live(self) -> Callable[[ExecutorEvent], Awaitable[None]] | None: ...
 
 
 def _address(message: object) -> str | None:
@@ -137,27 +153,21 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     """
 
     __slots__ = (
-        "_call",
+        "_env",
         "_events",
         "_handler",
         "_ids",
-        "_live",
         "_node",
         "_outputs",
         "_requests",
+        "_run",
         "_sends",
         "_shared",
-        "_shared_data",
         "_state",
         "_state_set",
         "_usage",
         "executor_id",
         "ordinal",
-        "request_context",
-        "request_id",
-        "run_id",
-        "sources",
-        "streaming",
         "superstep",
     )
 
@@ -165,38 +175,25 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         self,
         node: Node,
         handler: HandlerSpec,
-        *,
-        run_id: str,
+        run: Run,
+        env: Envelope,
         superstep: int,
         ordinal: int,
-        sources: tuple[str, ...],
         state: Any,
-        shared: Mapping[str, Any],
-        streaming: bool = False,
-        request_id: str | None = None,
-        request_context: Any = None,
-        live: Callable[[ExecutorEvent], Awaitable[None]] | None = None,
-        call: RunCall | None = None,
     ) -> None:
+        # What the run and the message already hold is read from them when asked
+        # (run_id, sources, the request answered, ...), not copied here: a context is
+        # made per invocation, 10,000 of them in one superstep of a wide fan-out.
         self._node = node
-        self._call = call
-        self._ids: IdSource | None = None
-        self._live = live
         self._handler = handler
+        self._run = run
+        self._env = env
+        self._ids: IdSource | None = None
         self.executor_id: str = node.id
-        self.run_id: str = run_id
         self.superstep: int = superstep
         self.ordinal: int = ordinal
-        self.sources: tuple[str, ...] = sources
-        """Ids of the executors whose messages this invocation handles (several for a fan-in)."""
-        self.streaming: bool = streaming
-        self.request_id: str | None = request_id
-        """The answered request's id, in a response handler; else ``None``."""
-        self.request_context: Any = request_context
-        """The ``context`` given to ``request``, in a response handler; else ``None``."""
         self._state = state
         self._state_set = False
-        self._shared_data = shared
         self._shared: SharedState | None = None
         self._sends: list[tuple[Any, Any, str | None]] = []
         # Most invocations yield, request and emit nothing: these three start as the
@@ -209,9 +206,40 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         self._usage: Usage | None = None
 
     @property
+    def run_id(self) -> str:
+        return self._run.state.run_id
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Ids of the executors whose messages this invocation handles (several for a fan-in)."""
+        return self._env.sources
+
+    @property
+    def streaming(self) -> bool:
+        """Whether the run is streamed (``run(stream=True)`` or ``open_run``)."""
+        return self._run.streaming
+
+    @property
+    def request_id(self) -> str | None:
+        """The answered request's id, in a response handler; else ``None``."""
+        entry = self._env.request
+        return None if entry is None else entry.request.id
+
+    @property
+    def request_context(self) -> Any:
+        """The ``context`` given to ``request``, in a response handler; else ``None``."""
+        entry = self._env.request
+        return None if entry is None else entry.context
+
+    @property
+    def _live(self) -> Callable[[ExecutorEvent], Awaitable[None]] | None:
+        """Where emitted events go at once (``open_run``), besides the run's events."""
+        return self._run.live
+
+    @property
     def _deps(self) -> Any:
         """The call's deps, or ``NO_DEPS``."""
-        return NO_DEPS if self._call is None else self._call.deps
+        return self._run.state.call.deps
 
     @property
     def deps(self) -> DepsT:
@@ -279,8 +307,9 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
             self._events.append(event)
         else:
             self._events = [event]
-        if self._live is not None:
-            await self._live(event)
+        live = self._run.live
+        if live is not None:
+            await live(event)
 
     def add_usage(self, usage: Usage | None) -> None:
         """Count tokens spent on the run's behalf; they add to the run's ``usage`` when
@@ -293,7 +322,7 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         requests): derived from the run's id source, the same on every schedule."""
         ids = self._ids
         if ids is None:
-            call = RunCall(RANDOM_IDS) if self._call is None else self._call
+            call = self._run.state.call
             ids = self._ids = call.for_invocation(self.run_id, self.superstep, self.ordinal)
         return ids
 
@@ -309,6 +338,17 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         handler for ``(type(data), response_type)``. ``context`` (a JSON value) is kept
         with the request and handed back to the response handler as ``request_context``.
         """
+        return self._stage_request(data, response_type, context, None)
+
+    def _stage_request(
+        self, data: ReqT, response_type: type[RespT], context: Any, preferred: str | None
+    ) -> PendingRequest[ReqT, RespT]:
+        """:meth:`request`, under the id ``preferred`` when one is given (an agent
+        executor passes its agent's approval or input request id, design §3.10). An id
+        of the engine's own form (``req_...``) is not taken (a request the engine names
+        later could get the same); one that a pending request of the run already holds
+        is replaced at the barrier by the generated id (``unique_request``), so the
+        request returned here may be renamed there."""
         if self._node.spec.response_handler(data, response_type) is None:
             raise WorkflowTypeError(
                 f"{self.executor_id!r} requested a {describe(response_type)} for a "
@@ -321,7 +361,9 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
                 json.dumps(context, allow_nan=False)
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"a request's context must be a JSON value: {exc}") from None
-        request_id = f"req_{self.superstep}_{self.ordinal}_{len(self._requests)}"
+        request_id = generated_request_id(self.superstep, self.ordinal, len(self._requests))
+        if preferred is not None and not preferred.startswith(GENERATED_PREFIX):
+            request_id = preferred
         request: PendingRequest[ReqT, RespT] = PendingRequest(
             request_id, self.executor_id, data, response_type, self.superstep
         )
@@ -372,5 +414,6 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     def shared(self) -> SharedState:
         """The run's shared state (declared keys only)."""
         if self._shared is None:
-            self._shared = SharedState(self._shared_data, self._node.shared_keys, self.executor_id)
+            snapshot = self._run.state.shared  # committed at the previous barrier
+            self._shared = SharedState(snapshot, self._node.shared_keys, self.executor_id)
         return self._shared

@@ -13,6 +13,7 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._context import WorkflowContext
 
@@ -39,6 +40,8 @@ class Explicit:
     """Types given to a decorator (explicit mode): annotations are not read."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     input: Any = MISSING
     output: Any = MISSING
@@ -118,6 +121,8 @@ class FunctionExecutor:
     """A function as an executor (what ``@executor`` returns). Calling it calls the function."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     id: str
     fn: Callable[..., Any]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from contextlib import aclosing, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -18,23 +18,10 @@ from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._runner import Runner
 from agentcore.workflows.protocols import SupportsRunClaims
 
-__all__ = ["claimed", "drive", "final_of", "open_live", "stream_source"]
+__all__ = ["answers_saved", "claimed", "drive", "final_of", "open_live", "stream_source"]
 
 LIVE_BUFFER = 256
 """Events an ``open_run`` channel holds before a slow consumer slows the run."""
-
-
-@asynccontextmanager
-async def saving(runner: Runner) -> AsyncGenerator[None, None]:
-    """Around a live superstep: saved, and the claim renewed, as :meth:`Runner.step`
-    does for its own."""
-    try:
-        yield
-    except BaseException as error:
-        await runner.interrupted(error)
-        raise
-    if runner.claim is not None:
-        await runner.claim.renew()
 
 
 async def claimed(
@@ -55,6 +42,16 @@ async def claimed(
         await claim.release()
         raise
     runner.claim = claim
+    return runner
+
+
+async def answers_saved(runner: Runner) -> Runner:
+    """``runner`` once the responses it accepted are saved: with a store and durability
+    "sync", a ``running`` checkpoint holding them on the inbox, written before any
+    response handler runs (design §3.13), so a run that fails or stops in those
+    handlers resumes with the answers instead of asking again."""
+    if runner.store is not None and runner.durable:
+        await runner.save(runner.checkpoint("running"))
     return runner
 
 
@@ -94,12 +91,19 @@ async def stream_source(
                 if live is None:
                     await runner.step()
                 else:  # one invocation with a streaming form: its updates as they come
-                    async with saving(runner), aclosing(live_step(runner, *live)) as updates:
+                    updates = live_step(runner, *live)
+                    try:
                         async for update in updates:
                             while sent < len(events):
                                 yield events[sent]
                                 sent += 1
                             yield update
+                    except BaseException as error:  # saved as Runner.step saves its own
+                        await updates.aclose()
+                        await runner.interrupted(error)
+                        raise
+                    if runner.claim is not None:  # a committed superstep renews the claim
+                        await runner.claim.renew()
             except RunFailure as failure:
                 while sent < len(events):
                     yield events[sent]

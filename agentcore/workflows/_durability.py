@@ -33,6 +33,7 @@ from agentcore.workflows._events import (
     SuperstepAborted,
     WorkflowEvent,
 )
+from agentcore.workflows._fastpaths import frozen_state, workflow_checkpoint
 from agentcore.workflows._graph import Graph
 from agentcore.workflows._replay import finished_of
 from agentcore.workflows._state import Finished, Key, RunState
@@ -193,7 +194,7 @@ def checkpoint_of(
     """``state`` as a checkpoint. ``done``: the contexts of the superstep under way
     (``None`` slots: not finished); a failed or cancelled checkpoint keeps the finished
     ones as pending writes, beside those it already had."""
-    frozen = state.freeze()
+    frozen = frozen_state(state)
     if done is not None and status in ("failed", "cancelled"):
         finished = dict(state.finished)
         inbox = state.inbox
@@ -201,7 +202,7 @@ def checkpoint_of(
             if ctx is not None:
                 finished[ctx.ordinal] = finished_of(ctx, inbox[ctx.ordinal].key)
         frozen = attrs.evolve(frozen, finished=finished)
-    return WorkflowCheckpoint(
+    return workflow_checkpoint(
         state.run_id,
         state.call.checkpoint_id(state.superstep),
         parent_id,
@@ -210,8 +211,8 @@ def checkpoint_of(
         graph.name,
         tuple(e.request for e in frozen.pending.values()),
         graph.version,
-        state=frozen,
-        registry=graph.registry,
+        frozen,
+        graph.registry,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._events import DeliveryStatus, EdgeGroupKind
 
@@ -24,6 +25,8 @@ class Case:
     """A switch case: a predicate of the message, or a class the message must be."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     when: Callable[[Any], bool] | type[Any]
     target: object
@@ -34,6 +37,8 @@ class Default:
     """The switch's fallback target."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     target: object
 
@@ -47,21 +52,36 @@ class RoutingError(Exception):
         self.error = error
 
 
-@attrs.frozen
 class Group:
     """A built edge group. ``conditions`` align with ``targets``: ``None`` (none), a
     class (typed) or a predicate; a switch's ``Default`` is the last target with
-    ``None``."""
+    ``None``. A plain class: part of a built graph, compared by identity (see ``_graph``)."""
 
-    __repr__ = fields_repr
+    __slots__ = ("conditions", "id", "kind", "require", "select", "sources", "targets")
 
-    id: str
-    kind: EdgeGroupKind
-    sources: tuple[str, ...]
-    targets: tuple[str, ...]
-    conditions: tuple[Callable[[Any], bool] | type[Any] | None, ...] = ()
-    select: Callable[[Any, Sequence[str]], Sequence[str]] | None = None
-    require: Literal["quiescent", "each_source"] = "quiescent"
+    def __init__(
+        self,
+        id: str,  # the group's id ("g0", "g1", ...)
+        kind: EdgeGroupKind,
+        sources: tuple[str, ...],
+        targets: tuple[str, ...],
+        conditions: tuple[Callable[[Any], bool] | type[Any] | None, ...] = (),
+        select: Callable[[Any, Sequence[str]], Sequence[str]] | None = None,
+        require: Literal["quiescent", "each_source"] = "quiescent",
+    ) -> None:
+        self.id: str = id
+        self.kind: EdgeGroupKind = kind
+        self.sources: tuple[str, ...] = sources
+        self.targets: tuple[str, ...] = targets
+        self.conditions: tuple[Callable[[Any], bool] | type[Any] | None, ...] = conditions
+        self.select: Callable[[Any, Sequence[str]], Sequence[str]] | None = select
+        self.require: Literal["quiescent", "each_source"] = require
+
+    def __repr__(self) -> str:
+        return (
+            f"Group(id={self.id!r}, kind={self.kind!r}, sources={self.sources!r}, "
+            f"targets={self.targets!r})"
+        )
 
 
 def _holds(condition: Callable[[Any], bool] | type[Any] | None, message: object) -> bool:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, get_origin
 import attrs
 
 from agentcore._converter_hooks import when_converter_loaded
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._codec import type_key
 from agentcore.workflows._requests import PendingRequest
@@ -100,6 +101,8 @@ class ErrorInfo:
     """An error, described without the exception object."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     error_type: str
     message: str
@@ -116,6 +119,8 @@ class RunStarted:
     """The first event of every ``run()`` call."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     workflow: str
@@ -127,6 +132,8 @@ class RunStarted:
 @attrs.frozen
 class SuperstepStarted:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     superstep: int
     invocations: int
@@ -139,6 +146,8 @@ class ExecutorInvoked:
     """A handler is about to run on one message (or one fan-in tuple)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     superstep: int
@@ -155,6 +164,8 @@ class ExecutorReplayed:
     :class:`ExecutorInvoked`)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     superstep: int
@@ -169,6 +180,8 @@ class ExecutorCompleted:
     """A handler returned; counts of what it staged."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     superstep: int
@@ -183,6 +196,8 @@ class ExecutorCompleted:
 @attrs.frozen
 class ExecutorFailed:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     superstep: int
@@ -197,6 +212,8 @@ class ExecutorEvent:
     """What a handler emitted with ``ctx.emit(data, name=...)``."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     name: str
@@ -210,6 +227,8 @@ class WorkflowOutput:
     """A final output was committed."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     data: Any
@@ -223,6 +242,8 @@ class IntermediateOutput:
     """A yield of an executor that is not among the workflow's output executors."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     data: Any
@@ -236,6 +257,8 @@ class RequestInfo:
     """A request was committed; the run will pause on it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     request: PendingRequest[Any, Any]
     type: ClassVar[Literal["request_info"]] = "request_info"
@@ -245,6 +268,8 @@ class RequestInfo:
 @attrs.frozen
 class RequestCancelled:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     request_id: str
     executor_id: str
@@ -258,6 +283,8 @@ class EdgeDelivery:
     """One routing decision (only with ``verbose_events=True``)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     superstep: int
     group_id: str
@@ -275,6 +302,8 @@ class DeliveryRecord:
     """What ``on_delivery`` observers receive: an :class:`EdgeDelivery` plus the message."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     delivery: EdgeDelivery
     message: Any
@@ -283,6 +312,8 @@ class DeliveryRecord:
 @attrs.frozen
 class SuperstepCompleted:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     superstep: int
     delivered: int
@@ -296,6 +327,8 @@ class SuperstepAborted:
     """Nothing of this superstep was committed (outputs streamed from it do not count)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     superstep: int
     reason: Literal["failed", "cancelled", "limit"]
@@ -306,6 +339,8 @@ class SuperstepAborted:
 @attrs.frozen
 class RunPaused:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     request_ids: tuple[str, ...]
@@ -317,6 +352,8 @@ class RunPaused:
 @attrs.frozen
 class RunCompleted:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     supersteps: int
@@ -328,6 +365,8 @@ class RunCompleted:
 @attrs.frozen
 class RunFailed:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     error: ErrorInfo
@@ -341,6 +380,8 @@ class WorkflowWarning:
     """An engine warning: a message no edge took (a dead letter)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     message: str
     executor_id: str | None = None

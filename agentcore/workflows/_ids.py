@@ -7,16 +7,14 @@ concurrent invocations would draw in completion order: they are derived from the
 run id and the invocation (superstep, ordinal), salted with one token the run draws
 the first time an invocation needs one (a keyed hash, :class:`InvocationIds`). So a
 deterministic source (``SeededIds``) gives the same ids, checkpoints and events
-whatever the schedule or backend; the default source is random.
+whatever the schedule or backend; the default source is random. An agent executor
+hands its invocation's source to the workflow agent it calls (``calling_agent`` in
+``_agent_executor``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Generator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -29,8 +27,6 @@ __all__ = [
     "RandomIds",
     "RunCall",
     "SeededIds",
-    "caller_ids",
-    "calling_agent",
 ]
 
 
@@ -88,12 +84,18 @@ class InvocationIds:
     __slots__ = ("_counter", "_key")
 
     def __init__(self, key: str) -> None:
+        # Loaded here, not with the package: hashlib loads OpenSSL (about 2 ms, 11 M
+        # instructions of `import agentcore.workflows`), and most runs make no such ids.
+        import hashlib
+
         # BLAKE2b takes a key of at most 64 bytes: hash a longer one down first.
         raw = key.encode()
         self._key = raw if len(raw) <= 64 else hashlib.blake2b(raw).digest()
         self._counter = 0
 
     def token(self, nbytes: int) -> str:
+        import hashlib  # already loaded by __init__
+
         self._counter += 1
         out = b""
         block = 0
@@ -185,22 +187,3 @@ class _Derived:
         if ids is None:
             ids = self._ids = InvocationIds(f"{self._call.salt()}/{self._label}")
         return ids.token(nbytes)
-
-
-_caller_ids: ContextVar[IdSource | None] = ContextVar("agentcore_workflow_caller_ids", default=None)
-
-
-@contextmanager
-def calling_agent(ids: IdSource) -> Generator[None]:
-    """While an agent executor calls ``agent.run(...)``: a workflow agent called there
-    takes its ids from the invocation (:func:`caller_ids`), not at random."""
-    token = _caller_ids.set(ids)
-    try:
-        yield
-    finally:
-        _caller_ids.reset(token)
-
-
-def caller_ids() -> IdSource | None:
-    """The id source of the workflow invocation calling this agent, if any."""
-    return _caller_ids.get()

@@ -18,7 +18,8 @@ from typing import Any
 
 import anyio
 
-from agentcore.workflows._events import ExecutorEvent, ExecutorInvoked, SuperstepStarted
+from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._fastpaths import executor_invoked, superstep_started
 from agentcore.workflows._graph import Node
 from agentcore.workflows._runner import Runner
 from agentcore.workflows._spec import HandlerSpec
@@ -43,9 +44,11 @@ def live_invocation(runner: Runner) -> tuple[Node, HandlerSpec, LiveForm] | None
         return None
     node = runner.graph.nodes[env.target]
     form = getattr(node.spec.obj, "handle_live", None)
+    if form is None:  # most executors: no streaming form
+        return None
     handler = node.spec.handler_for(env.message)
     # ``returns_send`` is false only for an executor's ``handle`` (not @handler methods)
-    if form is None or handler is None or handler.returns_send:
+    if handler is None or handler.returns_send:
         return None
     return node, handler, form
 
@@ -59,8 +62,8 @@ async def live_step(
     contexts, superstep = runner.begin()
     env: Envelope = runner.state.inbox[0]
     if runner.keep_events:
-        runner.events.append(SuperstepStarted(superstep, 1))
-        runner.events.append(ExecutorInvoked(node.id, superstep, 0, env.sources))
+        runner.events.append(superstep_started(superstep, 1))
+        runner.events.append(executor_invoked(node.id, superstep, 0, env.sources))
     state = runner.state.states.get(node.id)
     retry = node.retry
     attempt = 1

@@ -4,12 +4,11 @@ again (design §6, "pending writes")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from agentcore.workflows._context import _DELETED, HandlerSpec, Node, WorkflowContext
+from agentcore.workflows._context import _DELETED, WorkflowContext
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._state import Envelope, Finished, Key
+from agentcore.workflows._state import Finished, Key
 
 __all__ = ["finished_of", "replayed_context"]
 
@@ -32,34 +31,11 @@ def finished_of(ctx: WorkflowContext[Any, Any], key: Key) -> Finished:
     )
 
 
-def replayed_context(
-    node: Node,
-    handler: HandlerSpec,
-    env: Envelope,
-    done: Finished,
-    *,
-    run_id: str,
-    superstep: int,
-    ordinal: int,
-    state: Any,
-    shared: Mapping[str, Any],
-    streaming: bool,
-) -> WorkflowContext[Any, Any]:
-    """A context holding ``done``'s staged effects, as if the handler had just run."""
-    entry = env.request
-    ctx: WorkflowContext[Any, Any] = WorkflowContext(
-        node,
-        handler,
-        run_id=run_id,
-        superstep=superstep,
-        ordinal=ordinal,
-        sources=env.sources,
-        state=done.state if done.state_set else state,
-        shared=shared,
-        streaming=streaming,
-        request_id=None if entry is None else entry.request.id,
-        request_context=None if entry is None else entry.context,
-    )
+def replayed_context(ctx: WorkflowContext[Any, Any], done: Finished) -> WorkflowContext[Any, Any]:
+    """``ctx``, a fresh context, holding ``done``'s staged effects, as if the handler
+    had just run."""
+    if done.state_set:
+        ctx._state = done.state
     ctx._state_set = done.state_set
     ctx._sends.extend(done.sends)
     if done.outputs:

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Final
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.contents import FunctionCallContent, FunctionResultContent
 from agentcore.errors import RunStateError
@@ -25,6 +26,8 @@ class RequestInfoArguments:
     request; JSON both ways."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     request_id: str
     executor_id: str

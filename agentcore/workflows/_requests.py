@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._typeexpr import describe, matches, runtime_class
 
-__all__ = ["PendingRequest", "WorkflowResponse", "check_response_value"]
+__all__ = [
+    "GENERATED_PREFIX",
+    "PendingRequest",
+    "WorkflowResponse",
+    "check_response_value",
+    "generated_request_id",
+    "unique_request",
+]
 
 ReqT = TypeVar("ReqT")
 RespT = TypeVar("RespT")
@@ -42,6 +51,8 @@ class WorkflowResponse(Generic[RespT]):
     """An answer to a pending request, made by :meth:`PendingRequest.create_response`."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     request_id: str
     data: RespT
@@ -53,6 +64,8 @@ class PendingRequest(Generic[ReqT, RespT]):
     """A question a run is waiting on. Answer it with :meth:`create_response`."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     id: str
     executor_id: str
@@ -65,3 +78,30 @@ class PendingRequest(Generic[ReqT, RespT]):
         """The answer; ``TypeError`` if ``value`` is not a ``response_type``."""
         check_response_value(value, self.response_type, self.id)
         return WorkflowResponse(self.id, value, self.path)
+
+
+GENERATED_PREFIX = "req_"
+"""The prefix of the ids the engine makes for requests (never taken from an executor)."""
+
+
+def generated_request_id(superstep: int, ordinal: int, n: int) -> str:
+    """The engine's id for request ``n`` of invocation ``ordinal`` of ``superstep``:
+    unique in the run, since the triple is."""
+    return f"{GENERATED_PREFIX}{superstep}_{ordinal}_{n}"
+
+
+def unique_request(
+    request: PendingRequest[Any, Any],
+    key: tuple[int, int, int],
+    pending: Mapping[str, object],
+    staged: Iterable[PendingRequest[Any, Any]],
+) -> PendingRequest[Any, Any]:
+    """``request``, named by its executor (an agent's own approval id; the barrier
+    calls this for such ids only), as committed under its order ``key``: an id that a
+    pending request of the run, or one ``staged`` before it at this barrier, already
+    holds is replaced by the generated one. Only agents that keep their own request
+    ids can collide (see ``AgentExecutor``); their answers still reach them, since an
+    agent executor matches answers by the content's id, not the request's."""
+    if request.id in pending or any(r.id == request.id for r in staged):
+        return attrs.evolve(request, id=generated_request_id(*key))
+    return request

@@ -6,6 +6,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
@@ -28,6 +29,8 @@ class WorkflowRunResult(Generic[OutT]):
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     status: Literal["completed", "paused"]
@@ -60,6 +63,8 @@ class RunSnapshot:
     """A stored run as ``Workflow.inspect`` reports it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     status: RunStatus

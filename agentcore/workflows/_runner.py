@@ -1,22 +1,20 @@
 """The superstep loop of one ``run()`` call.
 
 A superstep sorts the inbox by (target position, message key), runs the
-invocations (inline when there is one; lanes under ``gather_in_order``
-otherwise; one invocation at a time per executor unless it allows more), then
-commits their staged effects at the barrier in ordinal order: outputs and
+invocations (``_invoke``: inline when there is one; lanes under
+``gather_in_order`` otherwise; one invocation at a time per executor unless it
+allows more), then commits their staged effects at the barrier in ordinal order: outputs and
 requests, executor state, shared state, routing (with a delivery status per
 decision), fan-in groups. Nothing depends on which task finished first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from functools import partial
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from agentcore._concurrency import gather_in_order
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared, route
 from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
@@ -26,42 +24,42 @@ from agentcore.workflows._durability import (
     checkpoint_of,
     convergence_failure,
     executor_failure,
-    has_pending_writes,
     save,
-    save_pending_write,
 )
 from agentcore.workflows._events import (
     DeliveryRecord,
     EdgeDelivery,
     ErrorInfo,
-    ExecutorCompleted,
-    ExecutorEvent,
-    ExecutorInvoked,
     ExecutorReplayed,
-    IntermediateOutput,
     RequestInfo,
-    RunCompleted,
     RunFailed,
     RunPaused,
-    RunStarted,
     SuperstepAborted,
-    SuperstepCompleted,
-    SuperstepStarted,
     WorkflowEvent,
-    WorkflowOutput,
     WorkflowWarning,
 )
+from agentcore.workflows._fastpaths import (
+    executor_completed,
+    executor_invoked,
+    intermediate_output,
+    run_completed,
+    run_result,
+    run_started,
+    superstep_completed,
+    superstep_started,
+    workflow_output,
+)
 from agentcore.workflows._graph import Graph, Node
-from agentcore.workflows._replay import replayed_context
+from agentcore.workflows._invoke import Invocations
+from agentcore.workflows._requests import GENERATED_PREFIX, unique_request
 from agentcore.workflows._result import WorkflowRunResult
-from agentcore.workflows._spec import HandlerSpec
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
 )
-from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
+from agentcore.workflows.protocols import CheckpointStore
 
 __all__ = ["Runner"]
 
@@ -77,31 +75,22 @@ def _log() -> logging.Logger:
     return logging.getLogger("agentcore.workflows.observers")
 
 
-class Runner:
-    """Drives one ``run()`` call over a :class:`RunState`."""
+class Runner(Invocations):
+    """Drives one ``run()`` call over a :class:`RunState`: superstep after superstep,
+    each committed at its barrier."""
 
     __slots__ = (
         "_delivery_hooks",
         "_done",
-        "_pending_writes",
         "_recording",
-        "_replayed",
         "_steps",
         "claim",
-        "durable",
         "events",
-        "graph",
         "intermediate",
         "keep_events",
-        "live",
-        "max_concurrency",
         "max_supersteps",
         "outputs",
-        "parent_id",
         "result",
-        "state",
-        "store",
-        "streaming",
         "verbose",
     )
 
@@ -136,13 +125,10 @@ class Runner:
         self._done: list[WorkflowContext[Any, Any] | None] | None = None
         """The current superstep's contexts (``None`` slots: not finished), so a failed
         or cancelled checkpoint can keep what finished as pending writes."""
-        self._replayed: set[int] = set()
-        self._pending_writes: tuple[SupportsPendingWrites, str] | None = None
-        """Where the current superstep's finished invocations are saved as they finish:
-        the store and the checkpoint the superstep started from."""
-        self.live: Callable[[ExecutorEvent], Awaitable[None]] | None = None
-        """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
-        self.durable = True  # durability "sync": barrier checkpoints and pending writes
+        self._replayed = set()
+        self._pending_writes = None
+        self.live = None
+        self.durable = True
         self.claim: RunClaim | None = None  # this call's claim on the run, if the store has them
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
             hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
@@ -153,7 +139,7 @@ class Runner:
     # -- the loop ------------------------------------------------------------------------
 
     def start(self, resumed_from: str | None, prelude: Sequence[WorkflowEvent] = ()) -> None:
-        self.events.append(RunStarted(self.state.run_id, self.graph.name, resumed_from))
+        self.events.append(run_started(self.state.run_id, self.graph.name, resumed_from))
         self.events.extend(prelude)
 
     @property
@@ -228,16 +214,21 @@ class Runner:
         events = self.events
         if keep:
             if not announced:
-                events.append(SuperstepStarted(superstep, len(contexts)))
+                events.append(superstep_started(superstep, len(contexts)))
             replayed = self._replayed
             for ctx in contexts:
                 if not announced:
-                    again = replayed and ctx.ordinal in replayed
-                    kind = ExecutorReplayed if again else ExecutorInvoked
-                    events.append(kind(ctx.executor_id, superstep, ctx.ordinal, ctx.sources))
+                    if replayed and ctx.ordinal in replayed:
+                        events.append(
+                            ExecutorReplayed(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
+                        )
+                    else:
+                        events.append(
+                            executor_invoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
+                        )
                 events.extend(ctx._events)
                 events.append(
-                    ExecutorCompleted(
+                    executor_completed(
                         ctx.executor_id,
                         superstep,
                         ctx.ordinal,
@@ -248,7 +239,8 @@ class Runner:
                 )
         else:
             for ctx in contexts:
-                events.extend(ctx._events)
+                if ctx._events:
+                    events.extend(ctx._events)
         self._barrier(contexts, superstep)
         self._done = None
         if state.finished:
@@ -278,8 +270,8 @@ class Runner:
                 RunPaused(state.run_id, tuple(r.id for r in requests), checkpoint.checkpoint_id)
             )
         else:
-            self.events.append(RunCompleted(state.run_id, self._steps, checkpoint.checkpoint_id))
-        self.result = WorkflowRunResult(
+            self.events.append(run_completed(state.run_id, self._steps, checkpoint.checkpoint_id))
+        self.result = run_result(
             state.run_id,
             "paused" if requests else "completed",
             tuple(self.outputs),
@@ -299,181 +291,6 @@ class Runner:
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
 
-    # -- invocations ---------------------------------------------------------------------
-
-    async def _run_invocations(
-        self, inbox: list[Envelope], superstep: int, contexts: list[Any]
-    ) -> None:
-        nodes = self.graph.nodes
-        states = self.state.states
-        store: object = self.store  # a CheckpointStore that may also keep pending writes
-        parent = self.parent_id
-        if self.durable and parent is not None and has_pending_writes(store):
-            # with several invocations, one may finish long before another: save each
-            # as it finishes (a lone invocation's barrier checkpoint follows at once)
-            self._pending_writes = (store, parent)
-        jobs: list[Callable[[], Awaitable[Any]]] = []
-        invoke, lane = self._invoke, self._lane  # bound once: 10,000 jobs share them
-        start = 0
-        for i in range(1, len(inbox) + 1):
-            if i == len(inbox) or inbox[i].target != inbox[start].target:
-                node = nodes[inbox[start].target]
-                state = states.get(node.id)
-                if i - start == 1:
-                    jobs.append(
-                        partial(invoke, node, inbox[start], start, superstep, state, contexts)
-                    )
-                else:
-                    jobs.append(partial(lane, node, inbox, start, i, superstep, contexts))
-                start = i
-        try:
-            await gather_in_order(jobs, limit=self.max_concurrency)
-        finally:
-            self._pending_writes = None
-
-    async def _lane(
-        self,
-        node: Node,
-        inbox: list[Envelope],
-        lo: int,
-        hi: int,
-        superstep: int,
-        contexts: list[Any],
-    ) -> None:
-        """The invocations of one executor in one superstep: one at a time, each seeing
-        the state the previous one staged, unless the executor allows more at once
-        (then answers first, one at a time, and the messages concurrently)."""
-        state = self.state.states.get(node.id)
-        i = lo
-        serial = node.max_concurrency == 1
-        while i < hi and (serial or inbox[i].request is not None):
-            state = (await self._invoke(node, inbox[i], i, superstep, state, contexts))._state
-            i += 1
-        if i < hi:
-            invoke = self._invoke
-            jobs = [
-                partial(invoke, node, inbox[k], k, superstep, state, contexts) for k in range(i, hi)
-            ]
-            await gather_in_order(jobs, limit=node.max_concurrency)
-
-    async def _invoke(
-        self,
-        node: Node,
-        env: Envelope,
-        ordinal: int,
-        superstep: int,
-        state: Any,
-        contexts: list[Any],
-    ) -> WorkflowContext[Any, Any]:
-        """Run (or replay) one invocation and put its context in ``contexts[ordinal]``
-        as soon as it finished, so a failure of a sibling keeps it as a pending write."""
-        entry = env.request
-        if entry is not None:
-            request = entry.request
-            response_spec = node.spec.response_handler(request.data, request.response_type)
-            if response_spec is None:
-                raise Failed(
-                    node,
-                    ordinal,
-                    WorkflowTypeError(
-                        f"{node.id!r} has no response handler for "
-                        f"({type(request.data).__qualname__}, {describe(request.response_type)})"
-                    ),
-                )
-            handler = response_spec.handler
-        else:
-            found = node.spec.handler_for(env.message)
-            if found is None:
-                raise Failed(
-                    node,
-                    ordinal,
-                    WorkflowTypeError(
-                        f"{node.id!r} has no handler for a {type(env.message).__qualname__}"
-                    ),
-                )
-            handler = found
-        finished = self.state.finished
-        if finished:
-            done = finished.get(ordinal)
-            if done is None or done.executor_id != node.id or done.key != env.key:
-                # the inbox changed order (answers added): find the same message's work
-                done = next(
-                    (d for d in finished.values() if d.executor_id == node.id and d.key == env.key),
-                    None,
-                )
-            if done is not None:
-                self._replayed.add(ordinal)
-                ctx = contexts[ordinal] = replayed_context(
-                    node,
-                    handler,
-                    env,
-                    done,
-                    run_id=self.state.run_id,
-                    superstep=superstep,
-                    ordinal=ordinal,
-                    state=state,
-                    shared=self.state.shared,
-                    streaming=self.streaming,
-                )
-                return ctx
-        retry = node.retry
-        attempt = 1
-        while True:
-            ctx = self.context(node, handler, env, ordinal, superstep, state)
-            call: Any = handler.call  # (message, ctx), or (request, answer, ctx) for answers
-            try:
-                if node.timeout is None:
-                    if entry is None:
-                        result = await call(env.message, ctx)
-                    else:
-                        result = await call(entry.request.data, env.message, ctx)
-                else:
-                    with anyio.fail_after(node.timeout):
-                        if entry is None:
-                            result = await call(env.message, ctx)
-                        else:
-                            result = await call(entry.request.data, env.message, ctx)
-                if result is not None and handler.returns_send:
-                    ctx._stage_send(result, None)
-            except Exception as exc:
-                if retry is None or attempt >= retry.max_attempts or not retry.retry_on(exc):
-                    raise Failed(node, ordinal, exc) from exc
-                await anyio.sleep(retry.delay(attempt, exc))
-                attempt += 1
-                continue
-            contexts[ordinal] = ctx
-            if self._pending_writes is not None:
-                store, parent = self._pending_writes
-                await save_pending_write(store, self.graph, self.state.run_id, parent, ctx, env.key)
-            return ctx
-
-    def context(
-        self,
-        node: Node,
-        handler: HandlerSpec,
-        env: Envelope,
-        ordinal: int,
-        superstep: int,
-        state: Any,
-    ) -> WorkflowContext[Any, Any]:
-        """A fresh context for one attempt of one invocation."""
-        entry = env.request
-        return WorkflowContext(
-            node,
-            handler,
-            run_id=self.state.run_id,
-            superstep=superstep,
-            ordinal=ordinal,
-            sources=env.sources,
-            state=state,
-            shared=self.state.shared,
-            streaming=self.streaming,
-            request_id=None if entry is None else entry.request.id,
-            request_context=None if entry is None else entry.context,
-            live=self.live,
-            call=self.state.call,
-        )
-
     # -- the barrier ---------------------------------------------------------------------
 
     def _barrier(self, contexts: list[WorkflowContext[Any, Any]], superstep: int) -> None:
@@ -485,29 +302,28 @@ class Runner:
         next_inbox: list[Envelope] = []
         appended: dict[str, list[Buffered]] = {}
         new_requests: list[PendingEntry] = []
-        delivered = dropped = 0
         try:
             shared = merge_shared(contexts, graph, state.shared)
-            # one pass in ordinal order: routing, then the invocation's requests
+            delivered, dropped = route(
+                contexts,
+                nodes,
+                superstep,
+                self._recording,
+                next_inbox,
+                appended,
+                deliveries,
+                self._notify,
+                self._dead_letter,
+            )
             for ctx in contexts:
-                if ctx._sends:
-                    counts = route(
-                        ctx,
-                        nodes[ctx.executor_id],
-                        superstep,
-                        self._recording,
-                        next_inbox,
-                        appended,
-                        deliveries,
-                        self._notify,
-                        self._dead_letter,
-                    )
-                    delivered += counts[0]
-                    dropped += counts[1]
                 if ctx._requests:
                     ordinal = ctx.ordinal
                     for n, (request, context) in enumerate(ctx._requests):
-                        new_requests.append(PendingEntry(request, (superstep, ordinal, n), context))
+                        key = (superstep, ordinal, n)
+                        if not request.id.startswith(GENERATED_PREFIX):  # an agent's own
+                            staged = (e.request for e in new_requests)
+                            request = unique_request(request, key, state.pending, staged)
+                        new_requests.append(PendingEntry(request, key, context))
             buffers = (
                 {gid: [*state.buffers.get(gid, ()), *more] for gid, more in appended.items()}
                 if appended
@@ -544,13 +360,13 @@ class Runner:
                     self.outputs.extend(ctx._outputs)
                     if output_events:
                         events.extend(
-                            WorkflowOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
+                            workflow_output(ctx.executor_id, v, superstep) for v in ctx._outputs
                         )
                 else:
                     self.intermediate.extend(ctx._outputs)
                     if output_events:
                         events.extend(
-                            IntermediateOutput(ctx.executor_id, v, superstep) for v in ctx._outputs
+                            intermediate_output(ctx.executor_id, v, superstep) for v in ctx._outputs
                         )
             if ctx._state_set:
                 state.states[ctx.executor_id] = ctx._state
@@ -570,7 +386,7 @@ class Runner:
             if self.verbose and output_events:
                 events.extend(record for record, _ in deliveries)
         if self.keep_events:
-            events.append(SuperstepCompleted(superstep, delivered, dropped))
+            events.append(superstep_completed(superstep, delivered, dropped))
 
     def _notify(self, deliveries: Sequence[tuple[EdgeDelivery, Any]]) -> None:
         for hook in self._delivery_hooks:

@@ -20,9 +20,6 @@ import typing
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast, get_args, get_origin
 
-import attrs
-
-from agentcore._repr import fields_repr
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import (
     HANDLER_MARK,
@@ -62,24 +59,59 @@ _NONE = type(None)
 
 # -- specs -------------------------------------------------------------------------------
 
-Call = Callable[[Any, Any], Awaitable[Any]]
+
+# The specs are plain classes: read once per executor, compared by identity and never
+# serialized, they need none of the methods attrs would compile for them when the package
+# is imported (design §10's import budget). Nothing writes them once read.
 
 
-@attrs.frozen
 class HandlerSpec:
-    """One message handler: what it accepts, sends and yields, and how to call it."""
+    """One message handler: what it accepts, sends and yields, and how to call it:
+    ``call(message, ctx)``, or ``call(message)`` when it takes no context (``with_ctx``
+    false: a function's own, with no wrapper to drop the context)."""
 
-    __repr__ = fields_repr
+    __slots__ = (
+        "_input_cache",
+        "_send_cache",
+        "_yield_cache",
+        "call",
+        "inputs",
+        "name",
+        "returns_send",
+        "sends",
+        "with_ctx",
+        "yields",
+    )
 
-    name: str
-    call: Call = attrs.field(repr=False)
-    inputs: tuple[Any, ...]
-    sends: tuple[Any, ...]
-    yields: tuple[Any, ...]
-    returns_send: bool
-    _send_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
-    _yield_cache: dict[type[Any], bool] = attrs.field(factory=dict, repr=False, eq=False)
-    _input_cache: dict[type[Any], Any] = attrs.field(factory=dict, repr=False, eq=False)
+    def __init__(
+        self,
+        name: str,
+        call: Callable[..., Awaitable[Any]],
+        inputs: tuple[Any, ...],
+        sends: tuple[Any, ...],
+        yields: tuple[Any, ...],
+        returns_send: bool,
+        send_cache: dict[type[Any], Any] | None = None,
+        yield_cache: dict[type[Any], bool] | None = None,
+        input_cache: dict[type[Any], Any] | None = None,
+        with_ctx: bool = True,
+    ) -> None:
+        self.name: str = name
+        self.call: Callable[..., Awaitable[Any]] = call
+        self.inputs: tuple[Any, ...] = inputs
+        self.sends: tuple[Any, ...] = sends
+        self.yields: tuple[Any, ...] = yields
+        self.returns_send: bool = returns_send
+        self._send_cache: dict[type[Any], Any] = {} if send_cache is None else send_cache
+        self._yield_cache: dict[type[Any], bool] = {} if yield_cache is None else yield_cache
+        self._input_cache: dict[type[Any], Any] = {} if input_cache is None else input_cache
+        self.with_ctx: bool = with_ctx
+
+    def __repr__(self) -> str:
+        return (
+            f"HandlerSpec(name={self.name!r}, inputs={self.inputs!r}, sends={self.sends!r}, "
+            f"yields={self.yields!r}, returns_send={self.returns_send!r})"
+        )
 
     def sent_type(self, message: object) -> Any | None:
         """The declared send type ``message`` matches (``None``: not declared)."""
@@ -126,56 +158,84 @@ class HandlerSpec:
         return " | ".join(describe(t) for t in self.yields) or "nothing"
 
 
-@attrs.frozen
 class ResponseSpec:
     """One response handler, for answers of type ``response`` to requests of type ``request``."""
 
-    __repr__ = fields_repr
+    __slots__ = ("call", "handler", "name", "request", "response")
 
-    name: str
-    call: Callable[[Any, Any, Any], Awaitable[Any]] = attrs.field(repr=False)
-    request: Any
-    response: Any
-    handler: HandlerSpec  # what the response handler may send and yield
+    def __init__(
+        self,
+        name: str,
+        call: Callable[[Any, Any, Any], Awaitable[Any]],
+        request: Any,
+        response: Any,
+        handler: HandlerSpec,  # what the response handler may send and yield
+    ) -> None:
+        self.name: str = name
+        self.call: Callable[[Any, Any, Any], Awaitable[Any]] = call
+        self.request: Any = request
+        self.response: Any = response
+        self.handler: HandlerSpec = handler
+
+    def __repr__(self) -> str:
+        return (
+            f"ResponseSpec(name={self.name!r}, request={self.request!r}, "
+            f"response={self.response!r})"
+        )
 
 
 def _value_dependent(tp: Any) -> bool:
     return runtime_class(tp) is None
 
 
-@attrs.frozen
 class ExecutorSpec:
     """What the builder knows about one executor, read once."""
 
-    __repr__ = fields_repr
+    __slots__ = (
+        "_dispatch",
+        "handlers",
+        "id",
+        "inputs",
+        "obj",
+        "responses",
+        "sends",
+        "state_type",
+        "yields",
+    )
 
-    id: str
-    obj: object = attrs.field(repr=False)
-    handlers: tuple[HandlerSpec, ...]
-    responses: tuple[ResponseSpec, ...]
-    state_type: type[Any] | None
-    inputs: tuple[Any, ...] = attrs.field(init=False, repr=False)
-    sends: tuple[Any, ...] = attrs.field(init=False, repr=False)
-    yields: tuple[Any, ...] = attrs.field(init=False, repr=False)
-    _dispatch: dict[type[Any], HandlerSpec] = attrs.field(factory=dict, repr=False, eq=False)
-
-    def __attrs_post_init__(self) -> None:
-        # computed once from the frozen fields above
-        if len(self.handlers) == 1 and not self.responses:
+    def __init__(
+        self,
+        id: str,  # the executor's id, as everywhere in the package
+        obj: object,
+        handlers: tuple[HandlerSpec, ...],
+        responses: tuple[ResponseSpec, ...],
+        state_type: type[Any] | None,
+    ) -> None:
+        self.id: str = id
+        self.obj: object = obj
+        self.handlers: tuple[HandlerSpec, ...] = handlers
+        self.responses: tuple[ResponseSpec, ...] = responses
+        self.state_type: type[Any] | None = state_type
+        self._dispatch: dict[type[Any], HandlerSpec] = {}
+        # computed once from the fields above
+        self.inputs: tuple[Any, ...]
+        self.sends: tuple[Any, ...]
+        self.yields: tuple[Any, ...]
+        if len(handlers) == 1 and not responses:
             # one handler (most executors): its own tuples, already free of duplicates
-            only = self.handlers[0]
-            inputs, sends, yields = only.inputs, only.sends, only.yields
+            only = handlers[0]
+            self.inputs, self.sends, self.yields = only.inputs, only.sends, only.yields
         else:
             merged_sends: list[Any] = []
             merged_yields: list[Any] = []
-            for h in (*self.handlers, *(r.handler for r in self.responses)):
+            for h in (*handlers, *(r.handler for r in responses)):
                 merged_sends.extend(t for t in h.sends if t not in merged_sends)
                 merged_yields.extend(t for t in h.yields if t not in merged_yields)
-            inputs = tuple(t for h in self.handlers for t in h.inputs)
-            sends, yields = tuple(merged_sends), tuple(merged_yields)
-        object.__setattr__(self, "inputs", inputs)
-        object.__setattr__(self, "sends", sends)
-        object.__setattr__(self, "yields", yields)
+            self.inputs = tuple(t for h in handlers for t in h.inputs)
+            self.sends, self.yields = tuple(merged_sends), tuple(merged_yields)
+
+    def __repr__(self) -> str:
+        return f"ExecutorSpec(id={self.id!r}, handlers={self.handlers!r})"
 
     def accepts(self, tp: Any) -> bool:
         """Whether some handler accepts values declared as ``tp``."""
@@ -316,11 +376,11 @@ def _name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
-def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Call:
+def _message_call(fn: Callable[..., Any], takes_ctx: bool, is_async: bool) -> Callable[..., Any]:
+    """How to call a message handler: an async one as it is (with or without the
+    context, ``HandlerSpec.with_ctx``), a sync one in a worker thread."""
     if is_async:
-        if takes_ctx:
-            return fn
-        return lambda message, ctx: fn(message)
+        return fn
     if takes_ctx:
         raise WorkflowBuildError(
             [
@@ -355,6 +415,7 @@ def _handler_spec(
         read.send_cache,
         read.yield_cache,
         read.input_cache,
+        with_ctx=read.takes_ctx or not read.is_async,
     )
 
 
@@ -456,6 +517,19 @@ def _declared_types(obj: object, fn: Callable[..., Any]) -> Explicit | None:
     )
 
 
+def _members(cls: type[Any]) -> list[tuple[str, object]]:
+    """The attributes of ``cls`` as ``inspect.getattr_static`` finds them (the first class
+    of the MRO that defines a name, no descriptor run), in ``dir`` order. Read from the
+    classes' own dictionaries in one pass: ``getattr_static`` walks the MRO again for each
+    of the ~30 names a class with one handler has, half the cost of building a small
+    workflow of classes."""
+    found: dict[str, object] = {}
+    for klass in cls.__mro__:
+        for name, member in vars(klass).items():
+            found.setdefault(name, member)
+    return sorted(found.items(), key=lambda item: item[0])
+
+
 def read_executor(
     obj: object, *, id: str | None = None, state_type: type[Any] | None = None
 ) -> ExecutorSpec:
@@ -480,8 +554,7 @@ def read_executor(
     cls = type(obj)
     handlers: list[HandlerSpec] = []
     responses: list[ResponseSpec] = []
-    for attr in dir(cls):
-        member = inspect.getattr_static(cls, attr, None)
+    for attr, member in _members(cls):
         if isinstance(member, (staticmethod, classmethod)):
             continue
         marked = getattr(member, HANDLER_MARK, None)

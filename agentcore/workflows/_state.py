@@ -1,7 +1,7 @@
 """A run's data: everything a run changes lives here, never on the definition.
 
 ``RunState`` is mutable while one ``run()`` call drives it; a checkpoint holds a
-frozen copy (:meth:`RunState.freeze`) and every resume thaws a fresh one, so two
+frozen copy (``_fastpaths.frozen_state``) and every resume thaws a fresh one, so two
 calls never share a mutable state.
 """
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
 from agentcore.workflows._ids import RANDOM_IDS, RunCall
@@ -48,27 +49,37 @@ class Envelope:
         return f"Envelope({self.target!r}, {self.key}, {self.message!r})"
 
 
-@attrs.frozen
 class PendingEntry:
-    """A pending request with what only the engine sees: its order key and context."""
+    """A pending request with what only the engine sees: its order key and context.
+    A plain class, as :class:`Envelope`: the engine's own record, written by hand into
+    a checkpoint (``_codec``) and never compared."""
 
-    __repr__ = fields_repr
+    __slots__ = ("context", "key", "request")
 
-    request: PendingRequest[Any, Any]
-    key: Key
-    context: Any = None
+    def __init__(self, request: PendingRequest[Any, Any], key: Key, context: Any = None) -> None:
+        self.request: PendingRequest[Any, Any] = request
+        self.key: Key = key
+        self.context: Any = context
+
+    def __repr__(self) -> str:
+        return f"PendingEntry({self.request!r}, {self.key}, {self.context!r})"
 
 
-@attrs.frozen
 class Buffered:
-    """A message held by a fan-in group."""
+    """A message held by a fan-in group (a plain class, as :class:`Envelope` is: a
+    10,000-way fan-in makes one per message, and attrs' frozen stores would cost it
+    three times the object)."""
 
-    __repr__ = fields_repr
+    __slots__ = ("declared", "key", "message", "source")
 
-    source: str
-    key: Key
-    message: Any
-    declared: Any
+    def __init__(self, source: str, key: Key, message: Any, declared: Any) -> None:
+        self.source: str = source
+        self.key: Key = key
+        self.message: Any = message
+        self.declared: Any = declared
+
+    def __repr__(self) -> str:
+        return f"Buffered({self.source!r}, {self.key}, {self.message!r})"
 
 
 @attrs.frozen
@@ -81,6 +92,8 @@ class Finished:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     executor_id: str
     key: Key
@@ -106,6 +119,8 @@ class FrozenState:
     """An immutable copy of a run's data (what a checkpoint holds)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     superstep: int
@@ -165,20 +180,6 @@ class RunState:
         self.usage = usage
         self.call = RunCall(RANDOM_IDS) if call is None else call
         """The ``run()`` call driving the run: its ids and deps (never saved)."""
-
-    def freeze(self) -> FrozenState:
-        return FrozenState(
-            self.run_id,
-            self.superstep,
-            tuple(self.inbox),
-            {k: tuple(v) for k, v in self.buffers.items() if v},
-            dict(self.states),
-            dict(self.shared),
-            dict(self.pending),
-            tuple(self.answered),
-            dict(self.finished),
-            self.usage,
-        )
 
     @classmethod
     def thaw(cls, frozen: FrozenState, call: RunCall | None = None) -> RunState:

@@ -6,6 +6,7 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._requests import PendingRequest, check_response_value
 
@@ -20,6 +21,8 @@ class SubWorkflowResponse(Generic[RespT]):
     """The parent's answer to a child's request, addressed to the sub-workflow node."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     request_id: str
     executor_id: str
@@ -32,6 +35,8 @@ class SubWorkflowRequest(Generic[ReqT, RespT]):
     """A child workflow's request, sent from its node along the parent's edges."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     request: PendingRequest[ReqT, RespT]
     executor_id: str
@@ -48,5 +53,7 @@ class ChildRuns:
     """A sub-workflow node's paused child runs: (child run id, checkpoint JSON) pairs."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     runs: tuple[tuple[str, str], ...] = ()

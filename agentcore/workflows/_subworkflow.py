@@ -144,7 +144,9 @@ class SubWorkflowExecutor:
                     await ctx.send(SubWorkflowRequest(request, self._id, child_run_id))
                     continue
                 context = {"child_run": child_run_id, "child_request": request.id}
-                await ctx.request(request.data, request.response_type, context=context)
+                # under the child's id when it is not the engine's own (an agent's
+                # approval id), so the question keeps one id up to the caller
+                ctx._stage_request(request.data, request.response_type, context, request.id)
                 # the question keeps its way down: this node, then the child's own path
                 staged = cast("list[tuple[PendingRequest[Any, Any], Any]]", ctx._requests)
                 asked, kept = staged[-1]

@@ -7,11 +7,12 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._state import FrozenState
 
-__all__ = ["RunStatus", "WorkflowCheckpoint"]
+__all__ = ["RunStatus", "WorkflowCheckpoint", "utc_now"]
 
 RunStatus: TypeAlias = Literal["running", "paused", "completed", "failed", "cancelled"]
 
@@ -20,7 +21,7 @@ _second: tuple[int, str] = (-1, "")
 """The last whole second formatted (a run makes its checkpoints within one, mostly)."""
 
 
-def _now() -> str:
+def utc_now() -> str:
     """Now in UTC as ``datetime.isoformat(timespec="milliseconds")`` writes it
     (``2026-11-26T11:30:00.125+00:00``), the date and time formatted once a second:
     ``datetime.now(timezone.utc).isoformat(...)`` cost about a twentieth of a no-op
@@ -46,6 +47,8 @@ class WorkflowCheckpoint:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     run_id: str
     checkpoint_id: str
@@ -55,6 +58,6 @@ class WorkflowCheckpoint:
     workflow: str
     requests: tuple[PendingRequest[Any, Any], ...]
     workflow_version: str | None = None
-    created_at: str = attrs.field(factory=_now, repr=False)
+    created_at: str = attrs.field(factory=utc_now, repr=False)
     state: FrozenState | None = attrs.field(default=None, repr=False, eq=False)
     registry: Any = attrs.field(default=None, repr=False, eq=False)

@@ -4,10 +4,13 @@ Sessions map to runs. Without a checkpoint store the run's checkpoint is kept (a
 JSON) in ``session.state["agentcore.workflow"]``, so saving the session saves a paused
 workflow; with one (``as_agent(checkpoints=store)``) the session keeps only the run's id
 there and the store keeps the run. Each final output becomes assistant messages. A
-pending request comes back as a call to the caller-side ``request_info`` tool (seed 002's
-``WorkflowAgent.REQUEST_INFO_FUNCTION_NAME``); the caller answers with a
-``FunctionResultContent`` for that call in the next run on the same session. A
-new user message while requests are pending cancels them.
+pending request that is already one of the kernel's request contents (an inner agent's
+``FunctionApprovalRequestContent`` or ``UserInputRequestContent``) comes back as that
+content, as a plain ``Agent`` returns it, and is answered with its own
+``create_response(...)``; any other request comes back as a call to the caller-side
+``request_info`` tool (seed 002's ``WorkflowAgent.REQUEST_INFO_FUNCTION_NAME``),
+answered with a ``FunctionResultContent`` for that call. Answers go in the next run on
+the same session. A new user message while requests are pending cancels them.
 """
 
 from __future__ import annotations
@@ -15,17 +18,27 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol, cast, overload
 
+import attrs
+
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
-from agentcore._types.contents import FunctionCallContent, FunctionResultContent
+from agentcore._types.contents import (
+    Content,
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    UserInputRequestContent,
+    UserInputResponseContent,
+)
 from agentcore._types.messages import Message
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
 from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
-from agentcore.workflows._agent_executor import AgentTurn
+from agentcore.workflows._agent_executor import AgentTurn, caller_ids, check_answer
 from agentcore.workflows._codec import type_key
-from agentcore.workflows._ids import NO_DEPS, IdSource, caller_ids
+from agentcore.workflows._ids import NO_DEPS, IdSource
 from agentcore.workflows._request_info import (
     REQUEST_INFO_TOOL,
     REQUEST_INFO_TOOL_NAME,
@@ -184,7 +197,7 @@ class WorkflowAgent:
         workflow run. The calling agent needs a session to pause and resume."""
         from agentcore.workflows._workflow_tool import workflow_as_tool
 
-        return workflow_as_tool(self, name=name, description=description)
+        return workflow_as_tool(self, self._bridged, name=name, description=description)
 
     def create_session(self, *, session_id: str | None = None) -> AgentSession:
         """A new session: each session drives one workflow run, turn after turn."""
@@ -217,25 +230,40 @@ class WorkflowAgent:
         deps: Any = NO_DEPS,
     ) -> Any:
         """Run one turn. Text or messages start (or continue) the session's run; function
-        results for its ``request_info`` calls answer them. ``deps`` reaches the
+        results for its ``request_info`` calls, and the ``create_response(...)`` of the
+        approval and input requests it passed through, answer them. ``deps`` reaches the
         workflow's handlers (``ctx.deps``), as ``workflow.run(..., deps=...)``."""
-        turn = self._turn(messages, session, caller_ids(), deps)
+        turn = self._turn(messages, session, caller_ids(), deps, pass_through=True)
         if not stream:
             return turn
         return ResponseStream.from_awaitable(_as_stream(turn))
 
+    def _bridged(
+        self, messages: object, *, session: AgentSession, deps: Any = NO_DEPS
+    ) -> Awaitable[AgentResponse[Any]]:
+        """A turn in which every pending request is a ``request_info`` call, kernel
+        contents too: what ``as_tool()`` answers through ``ToolContext.ask``."""
+        return self._turn(messages, session, caller_ids(), deps, pass_through=False)
+
     async def _turn(
-        self, messages: object, session: AgentSession | None, ids: IdSource | None, deps: Any
+        self,
+        messages: object,
+        session: AgentSession | None,
+        ids: IdSource | None,
+        deps: Any,
+        *,
+        pass_through: bool,
     ) -> AgentResponse[Any]:
         """One turn; ``ids``: the calling workflow invocation's id source (the run's ids
-        then follow the caller's, as the rest of the caller's run), else random."""
+        then follow the caller's, as the rest of the caller's run), else random.
+        ``pass_through``: pending approval and user-input requests come back as the
+        kernel's own contents (else as ``request_info`` calls)."""
         inputs = _inputs(messages)
         saved = None if session is None else session.state.get(_STATE_KEY)
         run_id, checkpoint = await self._saved_run(saved)
         results = [c for m in inputs for c in m.contents if isinstance(c, FunctionResultContent)]
-        said = [
-            m for m in inputs if any(not isinstance(c, FunctionResultContent) for c in m.contents)
-        ]
+        decisions = [c for m in inputs for c in m.contents if isinstance(c, _DECISIONS)]
+        said = [m for m in inputs if any(not isinstance(c, _ANSWERS) for c in m.contents)]
         runner: Any = self._workflow
         # With a store the run goes on by its id (the store holds it); without one, from
         # the checkpoint value the session keeps.
@@ -244,10 +272,14 @@ class WorkflowAgent:
             if self._store is None
             else {"checkpoints": self._store, "run_id": run_id}
         )
-        if results:
+        if results or decisions:
             if checkpoint is None:
-                raise RunStateError("function results were given, but no workflow run is paused")
+                raise RunStateError(
+                    "function results or approval/input responses were given, but no "
+                    "workflow run is paused in this session"
+                )
             responses = [self._response(checkpoint, r) for r in results]
+            responses.extend(_decision(checkpoint, d) for d in decisions)
             result = await runner.run(responses=responses, ids=ids, deps=deps, **where)
         else:
             start = self._start_value(tuple(said))
@@ -263,12 +295,9 @@ class WorkflowAgent:
         out: list[Message] = []
         for value in result.outputs:
             out.extend(self._output_adapter(value) if self._output_adapter else _messages_of(value))
-        calls = [
-            FunctionCallContent(r.id, REQUEST_INFO_TOOL_NAME, _arguments(r).to_dict())
-            for r in result.requests
-        ]
-        if calls:
-            out.append(Message("assistant", calls))
+        asked = [_asked(r, pass_through) for r in result.requests]
+        if asked:
+            out.append(Message("assistant", asked))
         return AgentResponse(messages=tuple(out), agent_name=self._name)
 
     async def _saved_run(self, saved: Any) -> tuple[str | None, WorkflowCheckpoint | None]:
@@ -327,6 +356,52 @@ class WorkflowAgent:
                 f"the answer to request {request.id!r} does not fit "
                 f"{describe(request.response_type)}: {exc}"
             ) from exc
+
+
+_QUESTIONS: dict[type[Any], type[Any]] = {
+    FunctionApprovalRequestContent: FunctionApprovalResponseContent,
+    UserInputRequestContent: UserInputResponseContent,
+}
+"""The kernel's request contents a workflow agent passes through, and their answers."""
+_DECISIONS = (FunctionApprovalResponseContent, UserInputResponseContent)
+_ANSWERS = (FunctionResultContent, *_DECISIONS)
+
+
+def _passes_through(request: PendingRequest[Any, Any]) -> bool:
+    data: object = request.data
+    return _QUESTIONS.get(type(data)) is request.response_type
+
+
+def _asked(request: PendingRequest[Any, Any], pass_through: bool) -> Content:
+    """A pending request as the caller sees it: an inner agent's approval or input
+    request as the content itself (as a plain Agent returns it), anything else as a
+    ``request_info`` call. The content keeps its id, which is the request's, unless
+    the run had to name the request otherwise (an agent that keeps its own ids asked
+    under an id already pending): then it carries the request's id, so every question
+    the caller sees has its own."""
+    if pass_through and _passes_through(request):
+        content: FunctionApprovalRequestContent | UserInputRequestContent = request.data
+        return content if content.id == request.id else attrs.evolve(content, id=request.id)
+    return FunctionCallContent(request.id, REQUEST_INFO_TOOL_NAME, _arguments(request).to_dict())
+
+
+def _decision(
+    checkpoint: WorkflowCheckpoint,
+    decision: FunctionApprovalResponseContent | UserInputResponseContent,
+) -> WorkflowResponse[Any]:
+    """The workflow response carrying the caller's ``decision`` on a passed-through
+    request (matched by id; the agent sees the answer under its content's own id)."""
+    pending = {r.id: r for r in checkpoint.requests}
+    request = pending.get(decision.id)
+    if request is None or not _passes_through(request):
+        raise RunStateError(
+            f"no pending approval or input request has id {decision.id!r}; pending: "
+            f"{', '.join(pending) or 'none'}"
+        )
+    question: FunctionApprovalRequestContent | UserInputRequestContent = request.data
+    answer = decision if decision.id == question.id else attrs.evolve(decision, id=question.id)
+    check_answer(request.executor_id, question, answer)
+    return request.create_response(answer)
 
 
 async def _as_stream(

@@ -34,7 +34,13 @@ class _WorkflowAgent(Protocol):
     @property
     def description(self) -> str | None: ...
     def create_session(self) -> AgentSession: ...
-    def run(
+
+
+class _Run(Protocol):
+    """How the tool runs the workflow agent: a turn whose pending requests are all
+    ``request_info`` calls (``WorkflowAgent._bridged``)."""
+
+    def __call__(
         self, messages: Any, *, session: AgentSession, deps: Any = ...
     ) -> Awaitable[AgentResponse[Any]]: ...
 
@@ -46,10 +52,10 @@ _LOCALS_PREFIX = "agentcore.workflow_tool:"
 
 
 def workflow_as_tool(
-    agent: _WorkflowAgent, *, name: str | None = None, description: str | None = None
+    agent: _WorkflowAgent, run: _Run, *, name: str | None = None, description: str | None = None
 ) -> FunctionTool[..., Any]:
-    """A tool that runs ``agent``'s workflow on a task, asking the outer run's user for
-    each pending request, and returns the answer's text."""
+    """A tool that runs ``agent``'s workflow (through ``run``) on a task, asking the
+    outer run's user for each pending request, and returns the answer's text."""
     tool_name = name or agent.name
     if not tool_name:
         raise ValueError("as_tool() needs a name: name the workflow or pass name=...")
@@ -68,7 +74,7 @@ def workflow_as_tool(
         deps: dict[str, Any] = {"deps": context.run.deps} if context.run.has_deps else {}
         if saved is None:
             session = agent.create_session()
-            response = await agent.run(task, session=session, **deps)
+            response = await run(task, session=session, **deps)
             asked = _questions(response)
         else:
             held = cast("Mapping[str, Any]", saved)
@@ -88,7 +94,7 @@ def workflow_as_tool(
                 answer = context.ask(prompt)  # pauses the outer run until answered
                 answers.append(question.create_result(_parse(question, answer)))
             try:
-                response = await agent.run(Message("user", answers), session=session, **deps)
+                response = await run(Message("user", answers), session=session, **deps)
             except RunStateError as exc:
                 # an answer did not fit: nothing ran; ask again, saying why (the run is kept)
                 refused = {q.request_id: str(exc) for q in asked}

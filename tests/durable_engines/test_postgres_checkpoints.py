@@ -62,7 +62,16 @@ async def test_a_paused_run_resumes_by_id_and_keeps_its_lineage(
     assert done.output == "e-1=True, e-2=True"
     infos = await store.list_checkpoints("r")
     statuses = [i.status for i in infos]
-    assert statuses == ["running", "running", "paused", "running", "running", "completed"]
+    # the two barriers, the pause, the accepted answer, the two barriers after it, the end
+    assert statuses == [
+        "running",
+        "running",
+        "paused",
+        "running",
+        "running",
+        "running",
+        "completed",
+    ]
     assert all(b.parent_id == a.checkpoint_id for a, b in itertools.pairwise(infos))
     await store.delete("r")
     assert await store.load("r") is None

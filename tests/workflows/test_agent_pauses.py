@@ -3,68 +3,30 @@ answers resume the agent in its paused session, after a checkpoint round trip to
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from agentcore import (
-    Agent,
-    ChatResponse,
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
-    Message,
-    ToolContext,
+    InMemoryHistoryStore,
     UserInputRequestContent,
-    tool,
 )
 from agentcore.serialization import to_json
-from agentcore.testing import ScriptedChatClient
 from agentcore.workflows import (
     ExecutorFailedError,
     PendingRequest,
-    Workflow,
+    SeededIds,
     WorkflowBuilder,
+    WorkflowRunResult,
     executor,
 )
+from tests.workflows._agent_flows import Bank, Clerk, calls
 
 pytestmark = pytest.mark.anyio
-
-
-def calls(*pairs: tuple[str, str]) -> ChatResponse[Any]:
-    contents = [FunctionCallContent(f"call_{i}", n, args) for i, (n, args) in enumerate(pairs)]
-    return ChatResponse(messages=[Message("assistant", contents)], finish_reason="tool_calls")
-
-
-class Bank:
-    """Two tools: ``transfer`` needs an approval, ``verify`` asks the user for a code."""
-
-    def __init__(self, *script: Any) -> None:
-        self.sent: list[tuple[str, int]] = []
-        self.codes: list[str] = []
-        self.client = ScriptedChatClient(list(script))
-
-        @tool(approval_mode="always_require")
-        def transfer(to: str, amount: int) -> str:
-            """Send money."""
-            self.sent.append((to, amount))
-            return f"sent {amount} to {to}"
-
-        @tool
-        def verify(ctx: ToolContext) -> str:
-            """Check the user's code."""
-            code = ctx.ask("Enter the code sent to your phone")
-            self.codes.append(code)
-            return "verified"
-
-        self.agent = Agent(self.client, "Bank.", tools=[transfer, verify], name="bank")
-
-    def workflow(self) -> Workflow[str, Any]:
-        @executor
-        async def ask(text: str) -> str:
-            return f"Customer: {text}"
-
-        return WorkflowBuilder(ask, name="bank-flow").add_edge(ask, self.agent).build()
 
 
 async def test_inner_agent_approval_becomes_workflow_request_and_resumes_in_same_session() -> None:
@@ -75,6 +37,7 @@ async def test_inner_agent_approval_becomes_workflow_request_and_resumes_in_same
     [request] = paused.requests
     assert request.executor_id == "bank"
     assert isinstance(request.data, FunctionApprovalRequestContent)
+    assert request.id == request.data.id  # one id for the question (design §3.10)
     assert request.response_type is FunctionApprovalResponseContent
     assert bank.sent == []
     assert paused.outputs == ()
@@ -99,6 +62,7 @@ async def test_inner_agent_user_input_becomes_workflow_request() -> None:
     [request] = paused.requests
     assert isinstance(request.data, UserInputRequestContent)
     assert request.data.prompt == "Enter the code sent to your phone"
+    assert request.id == request.data.id
     answer = request.create_response(request.data.create_response("4711"))
     done = await bank.workflow().run(responses=[answer], checkpoint=paused.checkpoint)
     assert bank.codes == ["4711"]
@@ -162,3 +126,99 @@ async def test_a_paused_agent_in_a_streaming_run_pauses_the_same_way(stream: boo
     [request] = paused.requests
     assert isinstance(request.data, FunctionApprovalRequestContent)
     assert [e.type for e in paused.events][-2:] == ["superstep_completed", "run_paused"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_agents_own_request_id_already_pending_falls_back_to_the_generated_id(
+    stream: bool,
+) -> None:
+    first, second, third = Clerk("first"), Clerk("second"), Clerk("third")
+
+    @executor
+    async def desk(text: str) -> str:
+        return text
+
+    @executor
+    async def relay(text: str) -> str:
+        return text
+
+    workflow = (
+        WorkflowBuilder(desk, name="clerks")
+        .add_fan_out(desk, [first, second, relay])
+        .add_edge(relay, third)
+        .build()
+    )
+
+    async def run(**kwargs: Any) -> WorkflowRunResult[Any]:
+        if not stream:
+            result: WorkflowRunResult[Any] = await workflow.run(**kwargs)
+            return result
+        running = workflow.run(stream=True, **kwargs)
+        _ = [e async for e in running]
+        return await running.get_final_response()
+
+    paused = await run(message="pay")
+    assert paused.status == "paused"
+    ids = {r.executor_id: r.id for r in paused.requests}
+    # superstep 2: first takes its own id; second's, staged at the same barrier, is
+    # taken, so it gets the generated one; superstep 3: third's is pending already
+    assert ids == {"first": "apr_same", "second": "req_2_1_0", "third": "req_3_0_0"}
+    assert all(r.data.id == "apr_same" for r in paused.requests)
+    answers = [
+        r.create_response(r.data.create_response(r.executor_id != "second"))
+        for r in paused.requests
+    ]
+    done = await run(responses=answers, checkpoint=paused.checkpoint)
+    assert done.status == "completed"
+    assert sorted(o.text for o in done.outputs) == [
+        "first approved=True",
+        "second approved=False",
+        "third approved=True",
+    ]
+    assert (first.decisions, second.decisions, third.decisions) == ([True], [False], [True])
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_agent_with_a_history_store_is_renamed_and_resumes_once(stream: bool) -> None:
+    """A kernel agent with a history store keeps its pause on ``session.paused`` too (the
+    store keeps conversation, never approval requests), so its approval is renamed from
+    the run's ids like any other; on resume it gets the decisions alone, since its
+    history already holds the turn's input."""
+    history = InMemoryHistoryStore()
+
+    async def run(bank: Bank, **kwargs: Any) -> WorkflowRunResult[Any]:
+        workflow = bank.workflow()
+        if not stream:
+            result: WorkflowRunResult[Any] = await workflow.run(**kwargs)
+            return result
+        running = workflow.run(stream=True, **kwargs)
+        _ = [e async for e in running]
+        return await running.get_final_response()
+
+    bank = Bank(calls(("transfer", '{"to": "Grace", "amount": 120}')), "Sent.", history=history)
+    paused = await run(bank, message="send Grace 120", ids=SeededIds(7))
+    [request] = paused.requests
+    assert request.id == request.data.id
+    assert paused.checkpoint is not None
+    [kept] = json.loads(to_json(paused.checkpoint))["data"]["requests"]
+    session = json.loads(kept["context"]["session"])["data"]
+    assert session["paused"]["requests"][0]["id"] == request.id  # renamed in the session too
+    again = await run(
+        Bank(calls(("transfer", '{"to": "Grace", "amount": 120}')), history=InMemoryHistoryStore()),
+        message="send Grace 120",
+        ids=SeededIds(7),
+    )
+    assert [r.id for r in again.requests] == [request.id]  # from the run's id source
+    restored = bank.workflow().restore(to_json(paused.checkpoint))
+    [pending] = restored.requests
+    done = await run(
+        bank,
+        responses=[pending.create_response(pending.data.create_response(True))],
+        checkpoint=restored,
+    )
+    assert done.output.text == "Sent."
+    assert bank.sent == [("Grace", 120)]  # the tool ran once
+    resumed = bank.client.requests[-1].messages
+    assert [m.role for m in resumed] == ["user", "assistant", "tool"]  # the input once
+    stored = await history.load(session["session_id"])
+    assert [m.role for m in stored] == ["user", "assistant", "tool", "assistant"]

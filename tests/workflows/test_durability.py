@@ -12,6 +12,7 @@ import anyio
 import pytest
 from typing_extensions import Never
 
+from agentcore.errors import RunStateError
 from agentcore.workflows import (
     ExecutorFailedError,
     InMemoryCheckpointStore,
@@ -21,6 +22,8 @@ from agentcore.workflows import (
     WorkflowContext,
     WorkflowRunResult,
     executor,
+    handler,
+    response_handler,
 )
 from tests.workflows._checkpoint_flows import BATCH, Gate, expenses, ledger, split
 from tests.workflows._counting_store import CountingStore
@@ -151,12 +154,16 @@ async def test_durability_per_run_overrides_the_builder(tmp_path: Path) -> None:
     )
     await exiting.run(BATCH, run_id="b")
     assert store.statuses() == ["paused"]
-    await exiting.run(BATCH, run_id="c", durability="sync")
+    paused = await exiting.run(BATCH, run_id="c", durability="sync")
     assert store.statuses() == ["paused", "running", "running", "paused"]
+    [question] = paused.requests
+    await exiting.run(responses=[question.create_response(True)], run_id="c", durability="sync")
+    # the accepted answer, the two barriers after it (gate, ledger), the completion
+    assert store.statuses()[4:] == ["running", "running", "running", "completed"]
     syncing = Flow(tmp_path / "log", mode="ok").build(store)
     await syncing.run(5, run_id="d", durability="exit")
     assert store.statuses()[-1:] == ["completed"]
-    assert len(store.saved) == 5
+    assert len(store.saved) == 9  # the exit run wrote only its completion
 
 
 def test_a_bad_durability_is_refused_where_it_is_given() -> None:
@@ -200,3 +207,80 @@ async def test_a_long_superstep_renews_the_claim_at_its_barrier(how: How) -> Non
     assert len(barriers) == 3
     assert store.log[barriers[1] + 1] == "claim"  # slow's barrier renewed the claim
     assert store.log[-1] == "release"
+
+
+class Crash(BaseException):
+    """The process dying inside a handler: nothing after it runs, nothing more is saved
+    (a failure or a cancellation would still save their own checkpoint)."""
+
+
+def asking(store: CountingStore, handled: list[bool]) -> Workflow[str, str]:
+    """One question; its response handler crashes the first time it runs."""
+
+    class Desk:
+        id = "desk"
+
+        @handler
+        async def on_text(self, text: str, ctx: WorkflowContext[Never, str]) -> None:
+            await ctx.request(text, bool)
+
+        @response_handler
+        async def on_answer(
+            self, question: str, ok: bool, ctx: WorkflowContext[Never, str]
+        ) -> None:
+            handled.append(ok)
+            if len(handled) == 1:
+                raise Crash
+            await ctx.yield_output(f"{question} {ok}")
+
+    return WorkflowBuilder(Desk(), name="desk", checkpoints=store).build()
+
+
+async def crashes(
+    workflow: Workflow[Any, Any], how: How, store: CountingStore, **kwargs: Any
+) -> None:
+    """Drive ``workflow`` into its crash (``open_run``'s task group hands it on in a group)."""
+    try:
+        await drive(workflow, how, store, **kwargs)
+    except BaseException as exc:  # the crash under test, checked below
+        leaves = getattr(exc, "exceptions", (exc,))
+        assert [type(e) for e in leaves] == [Crash]
+    else:
+        pytest.fail("the response handler did not crash the run")
+
+
+async def test_accepted_responses_are_saved_before_their_handlers_run(
+    counting: CountingStore, how: How
+) -> None:
+    handled: list[bool] = []
+    workflow = asking(counting, handled)
+    paused = await drive(workflow, how, counting, "pay?", run_id="a")
+    assert counting.statuses() == ["running", "paused"]
+    [question] = paused.requests
+    await crashes(workflow, how, counting, run_id="a", responses=[question.create_response(True)])
+    # sync: the answer was saved on the inbox ("running") before the handler ran
+    assert counting.statuses() == ["running", "paused", "running"]
+    accepted = counting.saved[-1]
+    assert accepted.parent_id == counting.saved[1].checkpoint_id
+    assert workflow.restore(accepted).requests == ()  # no longer pending: on the inbox
+    # so the crashed run resumes with it, asking nothing again
+    done = await drive(workflow, how, counting, run_id="a")
+    assert done.output == "pay? True"
+    assert handled == [True, True]
+    assert counting.statuses()[-2:] == ["running", "completed"]
+
+    # exit: the accepted answer is not written; the run is still paused on the question
+    exiting = CountingStore(counting.inner)
+    handled.clear()
+    workflow = asking(exiting, handled)
+    paused = await drive(workflow, how, exiting, "pay?", run_id="b", durability="exit")
+    [question] = paused.requests
+    answer = question.create_response(True)
+    await crashes(workflow, how, exiting, run_id="b", responses=[answer], durability="exit")
+    assert exiting.statuses() == ["paused"]
+    with pytest.raises(RunStateError, match="nothing to resume"):
+        await drive(workflow, how, exiting, run_id="b", durability="exit")
+    answer = question.create_response(False)
+    done = await drive(workflow, how, exiting, run_id="b", responses=[answer], durability="exit")
+    assert done.output == "pay? False"
+    assert exiting.statuses() == ["paused", "completed"]

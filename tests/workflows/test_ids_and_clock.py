@@ -7,7 +7,7 @@ import datetime
 import re
 
 from agentcore.workflows._ids import RANDOM_IDS, RunCall, SeededIds
-from agentcore.workflows._value import _now
+from agentcore.workflows._value import utc_now
 
 
 def test_the_default_ids_are_fresh_and_keep_their_format() -> None:
@@ -30,9 +30,9 @@ def test_a_seeded_call_still_draws_from_its_source_in_order() -> None:
 
 def test_the_timestamp_reads_as_datetime_writes_it() -> None:
     before = datetime.datetime.now(datetime.timezone.utc)
-    stamp = _now()
+    stamp = utc_now()
     after = datetime.datetime.now(datetime.timezone.utc)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", stamp)
     parsed = datetime.datetime.fromisoformat(stamp)
     assert before.replace(microsecond=before.microsecond // 1000 * 1000) <= parsed <= after
-    assert _now() >= stamp  # the cached second moves on
+    assert utc_now() >= stamp  # the cached second moves on

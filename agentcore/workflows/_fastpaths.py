@@ -1,0 +1,244 @@
+"""The workflows' fast path: what every superstep and every ``run()`` call builds, filled
+without attrs' frozen stores.
+
+A run keeps every event in its result by default: a superstep of one invocation makes
+four (``SuperstepStarted``, ``ExecutorInvoked``, ``ExecutorCompleted``,
+``SuperstepCompleted``), and every call ends with a ``FrozenState``, a
+``WorkflowCheckpoint`` and a ``WorkflowRunResult``. Built the plain way, ``Cls(...)``,
+each pays attrs' frozen ``__init__``: one ``object.__setattr__`` call per field, about
+three times the cost of the object itself. Measured the plain way (callgrind
+instructions per run, ``PYTHONHASHSEED=0``, ``benchmarks/workflows.py``'s seq-3,
+2026-11-26): the events cost seq-3 ``run()`` +19 % (333.1k instructions against
+278.8k), the three values another +11 % (278.8k against 252.1k); together they
+decide the 30 µs budget (docs/performance.md, "Workflows").
+
+So each class here has a *fillable twin*: a subclass that adds no slots and switches
+the frozen guards off, so a new instance can be filled with plain attribute stores
+(which the interpreter specializes), then becomes the real class by assigning
+``__class__``. A subclass that adds no slots shares its base's layout, so CPython
+accepts the assignment at once. Twins never leave this module; the public classes
+stay plain attrs classes, equal and alike in every way to ones built plainly
+(``tests/workflows/test_fastpaths.py`` builds each both ways and compares, so a field
+added to one of these classes cannot slip past the builders below).
+
+Only what a superstep or a call makes every time is here; rarer events (requests,
+replays, failures, warnings) are built the plain way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from agentcore._types.usage import Usage
+from agentcore.workflows._events import (
+    ExecutorCompleted,
+    ExecutorInvoked,
+    IntermediateOutput,
+    RunCompleted,
+    RunStarted,
+    SuperstepCompleted,
+    SuperstepStarted,
+    WorkflowEvent,
+    WorkflowOutput,
+)
+from agentcore.workflows._requests import PendingRequest
+from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._state import FrozenState, RunState
+from agentcore.workflows._value import RunStatus, WorkflowCheckpoint, utc_now
+
+__all__ = [
+    "executor_completed",
+    "executor_invoked",
+    "frozen_state",
+    "intermediate_output",
+    "run_completed",
+    "run_result",
+    "run_started",
+    "superstep_completed",
+    "superstep_started",
+    "workflow_checkpoint",
+    "workflow_output",
+]
+
+
+def _fillable(cls: type[Any]) -> type[Any]:
+    """``cls`` with its frozen guards off and no ``__init__`` (see the module docs).
+    ``__delattr__`` goes too: CPython serves both from one type slot, and with the
+    frozen one left the stores would not be specialized."""
+    return type(
+        f"_Fillable{cls.__name__}",
+        (cls,),
+        {
+            "__slots__": (),
+            "__init__": object.__init__,
+            "__setattr__": object.__setattr__,
+            "__delattr__": object.__delattr__,
+        },
+    )
+
+
+_RunStarted = _fillable(RunStarted)
+_RunCompleted = _fillable(RunCompleted)
+_SuperstepStarted = _fillable(SuperstepStarted)
+_SuperstepCompleted = _fillable(SuperstepCompleted)
+_ExecutorInvoked = _fillable(ExecutorInvoked)
+_ExecutorCompleted = _fillable(ExecutorCompleted)
+_WorkflowOutput = _fillable(WorkflowOutput)
+_IntermediateOutput = _fillable(IntermediateOutput)
+
+
+def run_started(run_id: str, workflow: str, resumed_from: str | None) -> RunStarted:
+    event: Any = _RunStarted()
+    event.run_id = run_id
+    event.workflow = workflow
+    event.resumed_from = resumed_from
+    event.__class__ = RunStarted
+    return event  # type: ignore[no-any-return]  # a RunStarted now
+
+
+def run_completed(run_id: str, supersteps: int, checkpoint_id: str | None) -> RunCompleted:
+    event: Any = _RunCompleted()
+    event.run_id = run_id
+    event.supersteps = supersteps
+    event.checkpoint_id = checkpoint_id
+    event.__class__ = RunCompleted
+    return event  # type: ignore[no-any-return]  # a RunCompleted now
+
+
+def superstep_started(superstep: int, invocations: int) -> SuperstepStarted:
+    event: Any = _SuperstepStarted()
+    event.superstep = superstep
+    event.invocations = invocations
+    event.__class__ = SuperstepStarted
+    return event  # type: ignore[no-any-return]  # a SuperstepStarted now
+
+
+def superstep_completed(superstep: int, delivered: int, dropped: int) -> SuperstepCompleted:
+    event: Any = _SuperstepCompleted()
+    event.superstep = superstep
+    event.delivered = delivered
+    event.dropped = dropped
+    event.__class__ = SuperstepCompleted
+    return event  # type: ignore[no-any-return]  # a SuperstepCompleted now
+
+
+def executor_invoked(
+    executor_id: str, superstep: int, ordinal: int, sources: tuple[str, ...]
+) -> ExecutorInvoked:
+    event: Any = _ExecutorInvoked()
+    event.executor_id = executor_id
+    event.superstep = superstep
+    event.ordinal = ordinal
+    event.sources = sources
+    event.__class__ = ExecutorInvoked
+    return event  # type: ignore[no-any-return]  # an ExecutorInvoked now
+
+
+def executor_completed(
+    executor_id: str, superstep: int, ordinal: int, sent: int, yielded: int, requested: int
+) -> ExecutorCompleted:
+    event: Any = _ExecutorCompleted()
+    event.executor_id = executor_id
+    event.superstep = superstep
+    event.ordinal = ordinal
+    event.sent = sent
+    event.yielded = yielded
+    event.requested = requested
+    event.__class__ = ExecutorCompleted
+    return event  # type: ignore[no-any-return]  # an ExecutorCompleted now
+
+
+def workflow_output(executor_id: str, data: Any, superstep: int) -> WorkflowOutput:
+    event: Any = _WorkflowOutput()
+    event.executor_id = executor_id
+    event.data = data
+    event.superstep = superstep
+    event.__class__ = WorkflowOutput
+    return event  # type: ignore[no-any-return]  # a WorkflowOutput now
+
+
+def intermediate_output(executor_id: str, data: Any, superstep: int) -> IntermediateOutput:
+    event: Any = _IntermediateOutput()
+    event.executor_id = executor_id
+    event.data = data
+    event.superstep = superstep
+    event.__class__ = IntermediateOutput
+    return event  # type: ignore[no-any-return]  # an IntermediateOutput now
+
+
+# -- the values every run() call ends with ------------------------------------------------
+
+_FrozenState = _fillable(FrozenState)
+_WorkflowCheckpoint = _fillable(WorkflowCheckpoint)
+_WorkflowRunResult = _fillable(WorkflowRunResult)
+
+
+def frozen_state(state: RunState) -> FrozenState:
+    """An immutable copy of ``state`` (what a checkpoint holds)."""
+    frozen: Any = _FrozenState()
+    frozen.run_id = state.run_id
+    frozen.superstep = state.superstep
+    frozen.inbox = tuple(state.inbox)
+    frozen.buffers = {k: tuple(v) for k, v in state.buffers.items() if v}
+    frozen.states = dict(state.states)
+    frozen.shared = dict(state.shared)
+    frozen.pending = dict(state.pending)
+    frozen.answered = tuple(state.answered)
+    frozen.finished = dict(state.finished)
+    frozen.usage = state.usage
+    frozen.__class__ = FrozenState
+    return frozen  # type: ignore[no-any-return]  # a FrozenState now
+
+
+def workflow_checkpoint(
+    run_id: str,
+    checkpoint_id: str,
+    parent_id: str | None,
+    superstep: int,
+    status: RunStatus,
+    workflow: str,
+    requests: tuple[PendingRequest[Any, Any], ...],
+    workflow_version: str | None,
+    state: FrozenState,
+    registry: Any,
+) -> WorkflowCheckpoint:
+    """A checkpoint made now (``created_at``)."""
+    checkpoint: Any = _WorkflowCheckpoint()
+    checkpoint.run_id = run_id
+    checkpoint.checkpoint_id = checkpoint_id
+    checkpoint.parent_id = parent_id
+    checkpoint.superstep = superstep
+    checkpoint.status = status
+    checkpoint.workflow = workflow
+    checkpoint.requests = requests
+    checkpoint.workflow_version = workflow_version
+    checkpoint.created_at = utc_now()
+    checkpoint.state = state
+    checkpoint.registry = registry
+    checkpoint.__class__ = WorkflowCheckpoint
+    return checkpoint  # type: ignore[no-any-return]  # a WorkflowCheckpoint now
+
+
+def run_result(
+    run_id: str,
+    status: Literal["completed", "paused"],
+    outputs: tuple[Any, ...],
+    intermediate: tuple[Any, ...],
+    requests: tuple[PendingRequest[Any, Any], ...],
+    events: tuple[WorkflowEvent, ...],
+    supersteps: int,
+    checkpoint: WorkflowCheckpoint | None,
+    usage: Usage | None,
+) -> WorkflowRunResult[Any]:
+    result: Any = _WorkflowRunResult()
+    result.run_id = run_id
+    result.status = status
+    result.outputs = outputs
+    result.intermediate = intermediate
+    result.requests = requests
+    result.events = events
+    result.supersteps = supersteps
+    result.checkpoint = checkpoint
+    result.usage = usage
+    result.__class__ = WorkflowRunResult
+    return result  # type: ignore[no-any-return]  # a WorkflowRunResult now
