@@ -13,7 +13,8 @@ scenario of ``stream_run``), ``loop`` the same stream from a ``ToolLoop``
 (``chat_stream_run``), ``hand`` the hand-written loop both are compared with. One
 stream runs first in both counts, so what is built on first use is not counted.
 ``--chunks`` changes the number of chunks (``--chunks 0`` leaves what a stream costs
-besides its chunks).
+besides its chunks), ``--maps`` the number of stream-mapping chat middleware (``--maps 0``
+leaves what the agent or the loop costs without them).
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from benchmarks.fakes import FakeModel, stream_updates, text_response
 from benchmarks.scenarios import MapChat, handwritten_stream
 
 
-def _scenario(kind: str, chunks: int) -> Any:
+def _scenario(kind: str, chunks: int, maps: int) -> Any:
     model = FakeModel([text_response()], stream_updates(chunks))
-    agent = Agent(model, middleware=[MapChat(), MapChat(), MapChat()])
-    loop = ToolLoop(model, middleware=[MapChat(), MapChat(), MapChat()])
+    agent = Agent(model, middleware=[MapChat() for _ in range(maps)])
+    loop = ToolLoop(model, middleware=[MapChat() for _ in range(maps)])
     messages = [Message("user", "go")]
 
     async def once() -> None:
@@ -53,8 +54,9 @@ def main() -> None:
     parser.add_argument("kind", choices=["agent", "loop", "hand"])
     parser.add_argument("runs", type=int)
     parser.add_argument("--chunks", type=int, default=200)
+    parser.add_argument("--maps", type=int, default=3)
     args = parser.parse_args()
-    once = _scenario(args.kind, args.chunks)
+    once = _scenario(args.kind, args.chunks, args.maps)
 
     async def run_all() -> None:
         await once()  # first use: imports, caches

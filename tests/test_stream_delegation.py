@@ -288,6 +288,67 @@ async def test_a_stream_dropped_while_delegating_is_freed_at_once() -> None:
     assert freed
 
 
+# -- a fold kept by both streams ----------------------------------------------------------
+# When the delegated stream's last step collects and the reading stream's first step only
+# collects the same updates, the engine keeps one list while reading and copies it over
+# (``Frame.shared``). The reading stream's fold must still be what it read, in order.
+
+
+async def test_injected_updates_keep_their_place_in_a_fold_both_streams_keep() -> None:
+    holder: list[ResponseStream[Any, Any]] = []
+
+    async def model() -> AsyncGenerator[int, None]:
+        yield 1
+        holder[0]._inject(50)  # pyright: ignore[reportPrivateUsage]  # what the agent's event sink does
+        yield 2
+        yield 3
+        await anyio.sleep_forever()
+
+    inner = ResponseStream(model(), finalizer=list)
+    stream = outer_of(Delegator(inner).updates(), known_final=lambda: "known")
+    holder.append(stream)
+    seen = [await stream.__anext__() for _ in range(5)]
+    assert seen == [-1, 1, 50, 2, 3]
+    await stream.aclose()  # closed early: the fold of what was read, not the known value
+    assert await stream.get_final_response() == seen
+
+
+async def test_a_fold_both_streams_keep_is_whole_when_read_to_the_end() -> None:
+    holder: list[ResponseStream[Any, Any]] = []
+
+    async def model() -> AsyncGenerator[int, None]:
+        yield 1
+        holder[0]._inject(50)  # pyright: ignore[reportPrivateUsage]  # what the agent's event sink does
+        yield 2
+
+    delegator = Delegator(ResponseStream(model(), finalizer=list))
+    stream = outer_of(delegator.updates())
+    holder.append(stream)
+    seen, final = await read(stream)
+    assert seen == [-1, 1, 50, 2, 99]
+    assert final == seen
+    assert delegator.inner_final == [1, 2]  # the inner stream's own fold is untouched
+
+
+async def test_nested_folds_both_streams_keep_stay_in_reading_order() -> None:
+    holder: list[ResponseStream[Any, Any]] = []
+
+    async def model() -> AsyncGenerator[int, None]:
+        yield 1
+        holder[0]._inject(50)  # pyright: ignore[reportPrivateUsage]  # into the middle stream
+        yield 2
+        await anyio.sleep_forever()
+
+    middle = outer_of(Delegator(ResponseStream(model(), finalizer=list)).updates())
+    holder.append(middle)
+    stream = outer_of(Delegator(middle).updates())
+    seen = [await stream.__anext__() for _ in range(5)]
+    assert seen == [-1, -1, 1, 50, 2]
+    await stream.aclose()
+    assert await stream.get_final_response() == seen
+    assert await middle.get_final_response() == [-1, 1, 50, 2]
+
+
 # -- injection ------------------------------------------------------------------------
 
 

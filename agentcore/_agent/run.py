@@ -28,8 +28,8 @@ from agentcore._agent.input_checks import (
 from agentcore._agent.stream import StreamRecord, reading, stream_finalizer
 from agentcore._fastpaths import agent_response
 from agentcore._loop.config import FunctionInvocationConfiguration
-from agentcore._loop.loop import run_quietly, run_tool_loop
-from agentcore._loop.state import LoopState, ToolIndex
+from agentcore._loop.loop import LoopRun, run_quietly, run_tool_loop
+from agentcore._loop.state import ToolIndex
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view
 from agentcore._sessions.session import bind_history_store, clear_pause, load_pause, save_pause
@@ -193,7 +193,7 @@ class AgentRun:
         # Set by prepare(): the messages this run stores, its options and the loop state.
         self.input: list[Message]
         self.options: dict[str, Any]
-        self.state: LoopState
+        self.state: LoopRun
 
     # -- the two modes -------------------------------------------------------------
 
@@ -433,7 +433,7 @@ class AgentRun:
             options.setdefault("conversation_id", session.service_conversation_id)
         self.input = stored
         self.options = options
-        self.state = LoopState(
+        self.state = LoopRun(
             client=agent.client,
             messages=[*history, *input_messages],
             options=options,

@@ -1,7 +1,7 @@
 """The tool-calling loop: model call, run the tools it asked for, call again.
 
 :class:`ToolLoop` wraps any chat client and is itself a chat client, so it works
-with or without an :class:`~agentcore.Agent`. The loop's steps (:class:`LoopTurns`)
+with or without an :class:`~agentcore.Agent`. The loop's steps (:class:`LoopRun`)
 serve both modes; two short drivers call them: :func:`run_tool_loop`, an async
 generator, yields every update of a streaming run (model output, then the tool
 results), and :func:`run_quietly`, a coroutine, runs it without streaming (the
@@ -134,7 +134,7 @@ class ToolLoop:
         if opts.get("tools"):
             opts["tools"] = normalize_tools(opts["tools"])
         transcript, pending, decisions = paused_in_messages(messages)
-        state = LoopState(
+        state = LoopRun(
             client=self.client,
             messages=transcript,
             options=opts,
@@ -151,40 +151,39 @@ class ToolLoop:
         return run_to_end(state)
 
 
-async def run_quietly(state: LoopState) -> None:
+async def run_quietly(state: LoopRun) -> None:
     """Run the loop without streaming; what it produced stays in ``state``.
 
     A coroutine, not the streaming generator read to its end: an async generator
     costs a non-streaming run about 5,000 instructions more (the event loop's
     generator hooks, the final ``StopAsyncIteration``), and there is nothing to yield.
     """
-    turns = LoopTurns(state)
-    if state.pending is not None and not await turns.resume(state.pending):
+    if state.pending is not None and not await state.resume(state.pending):
         return
     repair_history(state.transcript)
     observers = state.observers
     plain_calls = not observers and not state.pipelines.chat
     while True:
-        options = turns.next_call_options()
+        options = state.next_call_options()
         if plain_calls:
             # No chat middleware, no observers: await the client directly.
             response = await state.client.get_response(state.transcript, options=options)
         else:
             response = await call_model(state, options)
-        calls = turns.take_response(response)
+        calls = state.take_response(response)
         if observers:
             await observers.model_call_ended(state.run.run_id, state.responses[-1])
-        if not calls or not await turns.run_calls(calls):
+        if not calls or not await state.run_calls(calls):
             return
 
 
-async def run_to_end(state: LoopState) -> ChatResponse[None]:
+async def run_to_end(state: LoopRun) -> ChatResponse[None]:
     """Run the loop without streaming and return the whole response."""
     await run_quietly(state)
     return state.response()
 
 
-def open_stream(state: LoopState) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
+def open_stream(state: LoopRun) -> ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
     """Run the loop as a stream of updates; the final value is their fold.
 
     Read as the loop produced them, the updates fold into the loop's own response,
@@ -196,28 +195,27 @@ def open_stream(state: LoopState) -> ResponseStream[ChatResponseUpdate, ChatResp
     )
 
 
-async def run_tool_loop(state: LoopState) -> AsyncGenerator[ChatResponseUpdate | Delegate, None]:
+async def run_tool_loop(state: LoopRun) -> AsyncGenerator[ChatResponseUpdate | Delegate, None]:
     """The loop as a stream: every update, model output and tool results.
 
     A model call's stream is delegated (``Delegate``): the stream reading the loop
     delivers the model's updates itself, with no loop step per update. Everything
-    but reading the model and yielding is :class:`LoopTurns`, shared with
+    but reading the model and yielding is :class:`LoopRun`, shared with
     :func:`run_quietly`.
     """
-    turns = LoopTurns(state)
     if state.pending is not None:
-        going = await turns.resume(state.pending)
-        for update in turns.take_updates():
+        going = await state.resume(state.pending)
+        for update in state.take_updates():
             yield update
         if not going:
             return
     repair_history(state.transcript)
     observers = state.observers
     while True:
-        options = turns.next_call_options()
+        options = state.next_call_options()
         stream = await open_model_stream(state, options)
         async with stream:
-            if turns.final_call:
+            if state.final_call:
                 kept: list[ChatResponseUpdate] = []
                 async for update in final_answer_updates(stream, kept):
                     yield update
@@ -225,37 +223,29 @@ async def run_tool_loop(state: LoopState) -> AsyncGenerator[ChatResponseUpdate |
             else:
                 yield Delegate(stream)
                 response = await stream.get_final_response()
-        calls = turns.take_response(response)
+        calls = state.take_response(response)
         if observers:
             await observers.model_call_ended(state.run.run_id, state.responses[-1])
         if not calls:
             return
-        going = await turns.run_calls(calls)
-        for update in turns.take_updates():
+        going = await state.run_calls(calls)
+        for update in state.take_updates():
             yield update
         if not going:
             return
 
 
-class LoopTurns:
-    """The steps of one loop, in either mode: resume a paused batch, the options of
-    the next model call, and what follows a model's response (record it, pause for
-    approval, run the tools, decide whether to call again).
+class LoopRun(LoopState):
+    """One execution of the loop: its self, with the steps as methods (resume a
+    paused batch, the options of the next model call, and what follows a model's
+    response: record it, pause for approval, run the tools, decide whether to call
+    again). One object per run, so a run in flight holds one less.
 
     The two drivers (:func:`run_quietly`, :func:`run_tool_loop`) differ only in how
     they call the model and in yielding the updates the steps leave (streaming only).
     """
 
-    __slots__ = ("error_batches", "final_call", "iterations", "state", "updates")
-
-    def __init__(self, state: LoopState) -> None:
-        self.state = state
-        self.iterations = 0
-        self.error_batches = 0  # consecutive batches with a failed call
-        self.final_call = False  # whether the model call under way is the last one
-        # What the last step has for a streaming caller (made on the first; a run
-        # that does not stream never has any).
-        self.updates: list[ChatResponseUpdate] | None = None
+    __slots__ = ()
 
     def take_updates(self) -> Sequence[ChatResponseUpdate]:
         """The updates the last step left for the stream (none unless streaming)."""
@@ -275,12 +265,11 @@ class LoopTurns:
     async def resume(self, pending: PausedRun) -> bool:
         """Resume the paused batch the state holds; whether the loop goes on to call
         the model."""
-        state = self.state
-        resumed = await resume(state, pending)
+        resumed = await resume(self, pending)
         if resumed is None:
-            if state.stream and state.paused is not None:
+            if self.stream and self.paused is not None:
                 self._emit(
-                    ChatResponseUpdate(contents=tuple(state.paused.requests), role="assistant")
+                    ChatResponseUpdate(contents=tuple(self.paused.requests), role="assistant")
                 )
             return False
         calls, outcomes, left_to_caller = resumed
@@ -293,45 +282,42 @@ class LoopTurns:
     def next_call_options(self) -> dict[str, Any]:
         """The options of the next model call; the last call (a limit reached, see
         ``final_call``) asks for an answer, no tool call."""
-        state = self.state
-        config = state.config
+        config = self.config
         self.final_call = final_call = (
             self.iterations >= config.max_iterations
             or self.error_batches >= config.max_consecutive_errors_per_request
         )
         if final_call:
-            return {**state.options, "tool_choice": "none"}
-        return state.options
+            return {**self.options, "tool_choice": "none"}
+        return self.options
 
     def take_response(self, response: ChatResponse[Any]) -> list[FunctionCallContent] | None:
         """Record the model's response; the calls it asked this loop to run, or
         ``None`` when the loop ends here."""
-        state = self.state
         final_call = self.final_call
         if response.finish_reason == "error":
             raise_reported_error(response)  # a failed call, never an answer
-        if final_call and not state.stream:
+        if final_call and not self.stream:
             response = final_answer(response)  # a stream drops calls as they come
         self.iterations += 1
-        state.responses.append(response)
-        state.transcript.extend(response.messages)
-        state.produced.extend(response.messages)
+        self.responses.append(response)
+        self.transcript.extend(response.messages)
+        self.produced.extend(response.messages)
         calls = _function_calls(response)
         if (
             not calls
             or final_call
-            or state.terminated
-            or not state.config.enabled
-            or state.options.get("tool_choice") == "none"
+            or self.terminated
+            or not self.config.enabled
+            or self.options.get("tool_choice") == "none"
         ):
             return None
         return calls
 
     async def run_calls(self, calls: list[FunctionCallContent]) -> bool:
         """Pause for approval or run the calls; whether the loop calls the model again."""
-        state = self.state
-        config = state.config
-        may_ask = bool(state.always_ask) or config.approval_policy is not None
+        config = self.config
+        may_ask = bool(self.always_ask) or config.approval_policy is not None
         if may_ask and self._pause_for_approval(calls):
             return False
         declared = declared_only_names(config) if config.additional_tools else NO_NAMES
@@ -341,9 +327,9 @@ class LoopTurns:
             calls = [c for c in calls if c.name not in declared]
             if not calls:
                 return False
-        outcomes = await run_batch(state, calls)
+        outcomes = await run_batch(self, calls)
         done, errored = self._finish_batch(calls, outcomes, resumed_from=None)
-        tool_choice = state.options.get("tool_choice")
+        tool_choice = self.options.get("tool_choice")
         if done or declared_only or tool_choice == "required" or isinstance(tool_choice, Mapping):
             return False  # a required tool call is made once
         self.error_batches = self.error_batches + 1 if errored else 0
@@ -352,10 +338,9 @@ class LoopTurns:
     def _pause_for_approval(self, calls: list[FunctionCallContent]) -> bool:
         """Pause the loop when a call needs approval (some tool always asks, or an
         approval policy is set); whether it did."""
-        state = self.state
-        policy = state.config.approval_policy
-        always_ask = state.always_ask
-        tools = state.function_tools
+        policy = self.config.approval_policy
+        always_ask = self.always_ask
+        tools = self.function_tools
         waiting = [
             c
             for c in calls
@@ -365,15 +350,15 @@ class LoopTurns:
         if not waiting:
             return False
         # Raised now, not on resume: a pause holding such a call could never end.
-        refuse_unknown_calls(state, calls)
-        run_id = state.run.run_id
+        refuse_unknown_calls(self, calls)
+        run_id = self.run.run_id
         approvals = [
             FunctionApprovalRequestContent(c, request_id(run_id, c.call_id, "approval"))
             for c in waiting
         ]
-        state.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
-        attach_requests(state, approvals)
-        if state.stream:
+        self.paused = PausedRun(calls=list(calls), requests=list[PendingRequest](approvals))
+        attach_requests(self, approvals)
+        if self.stream:
             self._emit(ChatResponseUpdate(contents=tuple(approvals), role="assistant"))
         return True
 
@@ -391,8 +376,7 @@ class LoopTurns:
         Returns whether the loop ends and whether a call failed; a streaming loop's
         updates are left in ``updates``.
         """
-        state = self.state
-        stream = state.stream
+        stream = self.stream
         prompted = errored = terminated = False
         for outcome in outcomes:  # one pass: a batch is usually one to a few calls
             prompted = prompted or outcome.prompt is not None
@@ -401,37 +385,37 @@ class LoopTurns:
         if prompted:
             turn = calls if resumed_from is None else resumed_from
             requests = pause_for_input(
-                state, turn, calls, outcomes, resumed=resumed_from is not None
+                self, turn, calls, outcomes, resumed=resumed_from is not None
             )
             if stream:
                 self._emit(ChatResponseUpdate(contents=tuple(requests), role="assistant"))
             return True, errored
         tool_message = Message("tool", tuple([o.content for o in outcomes]))
         if resumed_from is None:
-            state.transcript.append(tool_message)
+            self.transcript.append(tool_message)
         else:
             # The results belong right after the paused turn's calls, before this run's
             # input.
-            place_results(state, resumed_from, tool_message)
-            state.resumed = tool_message
-        state.produced.append(tool_message)
+            place_results(self, resumed_from, tool_message)
+            self.resumed = tool_message
+        self.produced.append(tool_message)
         if stream:
-            extra = _take_extra_usage(state)
+            extra = _take_extra_usage(self)
             tail = (UsageContent(extra),) if extra is not None else ()
             self._emit(ChatResponseUpdate(contents=(*tool_message.contents, *tail), role="tool"))
         direct = (
-            _return_directly_answer(state, calls, outcomes)
-            if state.return_directly or state.direct_tools
+            _return_directly_answer(self, calls, outcomes)
+            if self.return_directly or self.direct_tools
             else None
         )
         if direct is not None:
             answer = Message("assistant", (TextContent(direct),))
-            state.transcript.append(answer)
-            state.produced.append(answer)
+            self.transcript.append(answer)
+            self.produced.append(answer)
             if stream:
                 self._emit(ChatResponseUpdate(contents=answer.contents, role="assistant"))
             return True, errored
-        state.terminated = terminated
+        self.terminated = terminated
         return terminated, errored
 
 

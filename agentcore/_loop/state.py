@@ -3,6 +3,8 @@
 :class:`LoopState` is everything one run of the loop reads and produces; the loop
 (``loop.py``) and its steps (``model_call.py``, ``tool_calls.py``, ``pause.py``,
 ``history_repair.py``) all work on it, so it sits below them and imports none of them.
+A run of the loop is one object: ``LoopRun`` (``loop.py``) is this state with the
+loop's steps as its methods.
 :class:`ToolIndex` is the function tools of a tool list by name, built once per agent.
 """
 
@@ -18,7 +20,7 @@ from agentcore._run_context import RunContext
 from agentcore._sessions.session import PausedRun
 from agentcore._types.contents import FunctionApprovalResponseContent, UserInputResponseContent
 from agentcore._types.messages import Message
-from agentcore._types.responses import ChatResponse
+from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore._types.usage import Usage
 from agentcore.middleware._pipeline import Pipelines
 from agentcore.observers import ObserverSet
@@ -74,9 +76,12 @@ class LoopState:
         "decline_pending",
         "direct_tool",
         "direct_tools",
+        "error_batches",
         "extra_streamed",
+        "final_call",
         "function_tools",
         "invocations",
+        "iterations",
         "observers",
         "options",
         "paused",
@@ -90,6 +95,7 @@ class LoopState:
         "stream",
         "terminated",
         "transcript",
+        "updates",
     )
 
     def __init__(
@@ -136,6 +142,13 @@ class LoopState:
         self.resumed: Message | None = None
         self.terminated = False
         self.invocations: dict[str, int] | None = None
+        # How far the loop got (read and written by its steps, ``LoopRun`` in loop.py).
+        self.iterations: int = 0
+        self.error_batches: int = 0  # consecutive batches with a failed call
+        self.final_call: bool = False  # whether the model call under way is the last one
+        # What the last step has for a streaming caller (made on the first; a run
+        # that does not stream never has any).
+        self.updates: list[ChatResponseUpdate] | None = None
         self.function_tools: Mapping[str, SupportsToolCall]
         self.always_ask: frozenset[str]
         self.direct_tools: frozenset[str]

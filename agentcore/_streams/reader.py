@@ -103,9 +103,25 @@ ENDED = Ended()
 
 
 class Frame:
-    """A delegated source being read: its iterator and the steps its updates take."""
+    """A delegated source being read: its iterator and the steps its updates take.
 
-    __slots__ = ("__weakref__", "core", "iterator", "may_delegate", "reader", "steps")
+    When the delegated stream's last step collects its updates and the reading
+    stream's next step would only collect the same updates again (a fold kept for a
+    stream closed early), that second step is left out: ``shared`` holds both lists,
+    and what the first collected is copied to the second in one go (:func:`flush`)
+    when the frame is left, or before anything else reaches the second list.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "copied",
+        "core",
+        "iterator",
+        "may_delegate",
+        "reader",
+        "shared",
+        "steps",
+    )
 
     def __init__(self, core: Core[Any] | None, iterator: AsyncIterator[Any], steps: Plan) -> None:
         self.core = core  # the delegated stream's, to mark it read (None: a bare iterator)
@@ -116,6 +132,29 @@ class Frame:
         # The core of the stream reading this frame, for injections into ``core``; weak,
         # as the reader holds its frames.
         self.reader: weakref.ref[Core[Any]] | None = None
+        # The delegated stream's collector and the reading stream's, when the latter's
+        # step is left out (see the class docstring); how much of the first is copied.
+        self.shared: tuple[list[Any], list[Any]] | None = None
+        self.copied = 0
+
+
+def flush(frame: Frame) -> None:
+    """Copy what ``frame``'s delegated stream collected since the last copy to the
+    reading stream's collector that shares it (see :class:`Frame`)."""
+    shared = frame.shared
+    if shared is not None:
+        collected, also = shared
+        also.extend(collected[frame.copied :])
+        frame.copied = len(collected)
+
+
+def flush_all(frames: list[Frame] | None) -> None:
+    """:func:`flush` every frame, innermost first (an inner frame's copies land in a
+    list an outer frame copies in turn): before an update that does not come from the
+    innermost frame reaches a collector, so each list keeps the order of reading."""
+    if frames:
+        for frame in reversed(frames):
+            flush(frame)
 
 
 class Stage:
@@ -256,6 +295,7 @@ def pop_frame(core: Core[Any], frames: list[Frame]) -> Frame:
 def leave(frame: Frame, *, completed: bool = False) -> None:
     """A delegated source is done: its stream has been read to its end (``completed``),
     or has failed or been closed, for good."""
+    flush(frame)
     core = frame.core
     if core is not None:
         core.phase = COMPLETED if completed else EXHAUSTED
@@ -352,12 +392,25 @@ def enter(
         iterator, inner_plan, inner_core = adopted
         level = len(frames) + 1
         steps = [(t, c, level) for t, c, _ in inner_plan]
-        frame = Frame(inner_core, iterator, [*steps, *below])
+        shared = _collected_twice(steps, below)
+        frame = Frame(inner_core, iterator, [*steps, *(below[1:] if shared else below)])
+        frame.shared = shared
         frame.reader = weakref.ref(core)
         inner_core.host = weakref.ref(frame)  # injections into it go here
     else:
         frame = Frame(None, aiter(target), below)
     push_frame(core, frames, frame)
+
+
+def _collected_twice(inner: Plan, below: Plan) -> tuple[list[Any], list[Any]] | None:
+    """The two lists, when ``below``'s first step only collects what ``inner``'s last
+    step collected (see :class:`Frame`)."""
+    if inner and below:
+        collected = inner[-1][1]
+        transform, also, _ = below[0]
+        if collected is not None and transform is None and also is not None:
+            return collected, also
+    return None
 
 
 def inject(core: Core[Any], update: Any) -> None:

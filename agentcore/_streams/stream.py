@@ -36,6 +36,7 @@ from agentcore._streams.reader import (
     close_source,
     enter,
     finalize,
+    flush_all,
     inject,
     leave,
     plan_of,
@@ -370,6 +371,7 @@ class ResponseStream(Generic[UpdateT, FinalT]):
             while True:
                 backlog = core.backlog
                 if backlog and thrown is None:  # a failure to pass on goes first
+                    flush_all(core.frames)  # what was read before it, first
                     update, steps = backlog.pop(0)
                 else:
                     innermost = core.innermost
