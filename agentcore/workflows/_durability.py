@@ -59,6 +59,7 @@ __all__ = [
     "checkpoint_of",
     "convergence_failure",
     "executor_failure",
+    "first_save_claims",
     "has_combined_claims",
     "has_pending_writes",
     "has_run_claims",
@@ -118,7 +119,8 @@ def has_pending_writes(store: object) -> TypeIs[SupportsPendingWrites]:
 def has_combined_claims(store: object) -> TypeIs[SupportsCombinedClaims]:
     """Whether ``store`` joins claims to loads and releases to saves
     (:class:`SupportsCombinedClaims`)."""
-    return _provides(store, ("claim_and_load", "save_and_release"), SupportsCombinedClaims)
+    members = ("claim_and_load", "save_and_claim", "save_and_release")
+    return _provides(store, members, SupportsCombinedClaims)
 
 
 class RunFailure(Exception):
@@ -165,12 +167,23 @@ class RunClaim:
     Every store call is shielded from cancellation: a cancelled run still releases.
     ``held`` from the moment it is taken until it is released (by :meth:`release`, or
     with the run's last checkpoint by :func:`save_last`); only a held claim is renewed
-    or released."""
+    or released.
 
-    __slots__ = ("_taken_at", "held", "owner", "run_id", "store", "ttl")
+    ``joins``: the store, when the claim is to be taken with the run's first save
+    (:meth:`take_with`) rather than before the run starts; see :func:`first_save_claims`."""
 
-    def __init__(self, store: SupportsRunClaims, run_id: str, ttl: float = CLAIM_TTL) -> None:
+    __slots__ = ("_taken_at", "held", "joins", "owner", "run_id", "store", "ttl")
+
+    def __init__(
+        self,
+        store: SupportsRunClaims,
+        run_id: str,
+        ttl: float = CLAIM_TTL,
+        *,
+        joins: SupportsCombinedClaims | None = None,
+    ) -> None:
         self.store = store
+        self.joins = joins
         self.run_id = run_id
         self.ttl = ttl
         # never from the run's id source: two processes seeded alike must not share
@@ -193,6 +206,15 @@ class RunClaim:
         store = self.store
         if not await shielded(store, store.claim(self.run_id, self.owner, self.ttl)):
             raise self._refused()
+        self.held = True
+
+    async def take_with(self, store: SupportsCombinedClaims, record: CheckpointRecord) -> None:
+        """Take the claim in the transaction that saves ``record``, the run's first;
+        ``RunStateError`` (nothing written) when another process holds it."""
+        self._taken_at = time.monotonic()
+        if not await shielded(store, store.save_and_claim(record, self.owner, self.ttl)):
+            raise self._refused()
+        self.joins = None
         self.held = True
 
     async def take_and_load(
@@ -271,9 +293,31 @@ def checkpoint_of(
     )
 
 
-async def save(store: CheckpointStore | None, checkpoint: WorkflowCheckpoint | None) -> None:
-    """Write ``checkpoint`` to ``store`` (if both are given), shielded from cancellation."""
+def first_save_claims(store: object) -> SupportsCombinedClaims | None:
+    """``store`` if a new run with a generated id may take its claim with its first
+    save (``save_and_claim``) instead of before its first superstep, else ``None``.
+
+    The two are equivalent for such a run: no other driver can know its id until the
+    store holds a record of it (nothing is written before the first save: a new run
+    has no parent checkpoint to keep pending writes under), so there is nothing to
+    contest before then; and if the id exists already (a seeded id source), the claim
+    is refused with nothing written, as it would have been before the run. Only with
+    durability "sync" (the caller checks): otherwise the first save is the run's last,
+    and a refusal would come after all of its work."""
+    return store if has_combined_claims(store) else None
+
+
+async def save(
+    store: CheckpointStore | None,
+    checkpoint: WorkflowCheckpoint | None,
+    claim: RunClaim | None = None,
+) -> None:
+    """Write ``checkpoint`` to ``store`` (if both are given), shielded from
+    cancellation; with the run's ``claim`` if that is to be taken with this save."""
     if store is None or checkpoint is None:
+        return
+    if claim is not None and claim.joins is not None:
+        await claim.take_with(claim.joins, CheckpointRecord.of(checkpoint))
         return
     await shielded(store, store.save(CheckpointRecord.of(checkpoint)))
 
@@ -288,7 +332,10 @@ async def save_last(
     them, so with ``SupportsCombinedClaims`` they are one store call and one
     transaction; otherwise a save per checkpoint, then the release."""
     if store is not None and checkpoints:
-        if claim is not None and claim.held and has_combined_claims(store):
+        if claim is not None and claim.joins is not None:  # the run's first save too
+            await save(store, checkpoints[0], claim)
+            checkpoints = checkpoints[1:]
+        if checkpoints and claim is not None and claim.held and has_combined_claims(store):
             records = [CheckpointRecord.of(c) for c in checkpoints]
             await shielded(store, store.save_and_release(records, claim.run_id, claim.owner))
             claim.held = False

@@ -272,7 +272,7 @@ class Runner(Invocations):
 
     async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
         """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
-        await save(self.store, checkpoint)
+        await save(self.store, checkpoint, self.claim)
 
     def failure(
         self, executor_id: str, ordinal: int, superstep: int, error: BaseException

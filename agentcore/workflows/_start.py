@@ -31,6 +31,7 @@ from agentcore.workflows._drive import answers_saved, claimed
 from agentcore.workflows._durability import (
     RunClaim,
     check_durability,
+    first_save_claims,
     has_run_claims,
     load_run,
     with_pending_writes,
@@ -111,6 +112,10 @@ def setup(
     if not has_run_claims(store):
         return answers_saved(runner) if responses else runner
     if not responses:
+        joins = first_save_claims(store) if checkpoint is None and runner.durable else None
+        if joins is not None:  # a new run with a generated id: see first_save_claims
+            runner.claim = RunClaim(store, runner.state.run_id, graph.claim_ttl, joins=joins)
+            return runner
         return claimed(store, runner.state.run_id, graph.claim_ttl, runner)
 
     async def begin(claim: RunClaim) -> Runner:  # the answers are saved once claimed

@@ -1,13 +1,13 @@
 """Checkpoint stores: in memory, and the embedded default on SQLite.
 
 Both keep pending writes (``SupportsPendingWrites``) and run claims
-(``SupportsRunClaims``), and join a claim to the load after it and a release to the
-saves before it (``SupportsCombinedClaims``: one transaction on SQLite). A save that
-closes a superstep (a ``running``, ``paused`` or ``completed`` record) drops the run's
-pending writes (those of the superstep it closes, kept under its parent or, after a
-resume from a failed checkpoint, under an older barrier), and ``keep_last`` prunes
-older records of the run, in the same step (one transaction on SQLite); the latest
-``paused`` record of a run is never pruned.
+(``SupportsRunClaims``), and join a claim to the load after it (or to a new run's
+first save) and a release to the saves before it (``SupportsCombinedClaims``: one
+transaction on SQLite). A save that closes a superstep (a ``running``, ``paused`` or
+``completed`` record) drops the run's pending writes (those of the superstep it
+closes, kept under its parent or, after a resume from a failed checkpoint, under an
+older barrier), and ``keep_last`` prunes older records of the run, in the same step
+(one transaction on SQLite); the latest ``paused`` record of a run is never pruned.
 """
 
 from __future__ import annotations
@@ -172,6 +172,14 @@ class InMemoryCheckpointStore:
         if record is None:
             return None, ()
         return record, await self.load_pending_writes(run_id, record.checkpoint_id)
+
+    async def save_and_claim(self, record: CheckpointRecord, owner: str, ttl: float) -> bool:
+        """``claim`` the record's run and, if taken, ``save`` it, with nothing between
+        them; ``False`` (nothing saved) when another owner holds the claim."""
+        if not await self.claim(record.run_id, owner, ttl):
+            return False
+        await self.save(record)
+        return True
 
     async def save_and_release(
         self, records: Sequence[CheckpointRecord], run_id: str, owner: str
@@ -479,6 +487,24 @@ class SqliteCheckpointStore:
             self._claim_and_load, run_id, owner, ttl, checkpoint_id
         )
         return found
+
+    def _save_and_claim(self, record: CheckpointRecord, owner: str, ttl: float) -> bool:
+        def body(conn: sqlite3.Connection) -> bool:
+            if not self._claim_in(conn, record.run_id, owner, ttl):
+                return False
+            for sql, args in self._saving(record):
+                conn.execute(sql, args)
+            return True
+
+        return self._transaction(body)
+
+    async def save_and_claim(self, record: CheckpointRecord, owner: str, ttl: float) -> bool:
+        """``claim`` the record's run and, if taken, ``save`` the record: one
+        worker-thread call and one transaction, shielded from cancellation like a save;
+        ``False`` (nothing written) when another owner holds an unexpired claim."""
+        _check_ttl(ttl)
+        taken: bool = await self._shielded(self._save_and_claim, record, owner, ttl)
+        return taken
 
     def _save_and_release(
         self, records: Sequence[CheckpointRecord], run_id: str, owner: str

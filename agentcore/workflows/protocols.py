@@ -98,6 +98,12 @@ class SupportsCombinedClaims(Protocol):
     under that checkpoint (``None`` and ``()`` when there is none); the whole answer
     is ``None`` when another owner holds the claim.
 
+    ``save_and_claim`` takes the claim as ``claim`` does and, only if it was taken,
+    saves ``record`` as ``save`` does: all of it or none of it; ``False`` (nothing
+    written) when another owner holds the claim. A new run whose id was generated
+    starts with it: nothing of that run is stored before its first record, so no other
+    driver can contest it until then.
+
     ``save_and_release`` saves ``records`` in order, each with the effects of ``save``,
     then releases ``owner``'s claim as ``release`` does: all of it or none of it.
     """
@@ -105,6 +111,8 @@ class SupportsCombinedClaims(Protocol):
     async def claim_and_load(
         self, run_id: str, owner: str, ttl: float, checkpoint_id: str | None = None
     ) -> tuple[CheckpointRecord | None, Sequence[str]] | None: ...
+
+    async def save_and_claim(self, record: CheckpointRecord, owner: str, ttl: float) -> bool: ...
 
     async def save_and_release(
         self, records: Sequence[CheckpointRecord], run_id: str, owner: str

@@ -327,6 +327,23 @@ class PostgresCheckpointStore:
 
         return await self._in_thread(claim_and_load, shield=True)
 
+    async def save_and_claim(self, record: CheckpointRecord, owner: str, ttl: float) -> bool:
+        """``claim`` the record's run and, if taken, ``save`` the record: one
+        worker-thread call and one transaction; ``False`` (nothing written) when
+        another owner holds an unexpired claim."""
+        if not ttl > 0:
+            raise ValueError(f"a claim's ttl is a number of seconds above 0, got {ttl!r}")
+
+        def save_and_claim() -> bool:
+            conn = self._connection()
+            with conn.transaction():
+                if not self._take(record.run_id, owner, ttl):
+                    return False
+                self._saving(conn, record)
+                return True
+
+        return await self._in_thread(save_and_claim, shield=True)
+
     async def save_and_release(
         self, records: Sequence[CheckpointRecord], run_id: str, owner: str
     ) -> None:

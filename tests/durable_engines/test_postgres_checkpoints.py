@@ -204,6 +204,27 @@ async def test_a_claim_joins_the_first_load_and_a_release_the_last_save(
     assert await store.claim("r", "b", 60)  # released
 
 
+async def test_a_new_runs_claim_joins_its_first_save(
+    store: PostgresCheckpointStore, tmp_path: Path
+) -> None:
+    def record(checkpoint_id: str, parent: str | None) -> CheckpointRecord:
+        return CheckpointRecord("r", checkpoint_id, parent, 1, "running", "w", None, "t", 1, "{}")
+
+    first = record("ck_1", None)
+    assert await store.save_and_claim(first, "a", 60)
+    assert await store.load("r") == first
+    assert not await store.claim("r", "b", 60)  # taken with the save
+    assert not await store.save_and_claim(record("ck_2", "ck_1"), "b", 60)  # refused
+    assert [i.checkpoint_id for i in await store.list_checkpoints("r")] == ["ck_1"]
+    assert await store.save_and_claim(record("ck_2", "ck_1"), "a", 60)  # the holder's
+    with pytest.raises(ValueError, match="ttl is a number of seconds above 0"):
+        await store.save_and_claim(record("ck_3", "ck_2"), "a", 0)
+    flow = Flow(tmp_path / "log", mode="ok")
+    done = await flow.build(store).run(5)  # a new run: claimed with its first barrier
+    assert done.output == DONE
+    assert await store.claim(done.run_id, "b", 60)  # released at its end
+
+
 async def test_keep_last_prune_and_runs(
     database: str, store: PostgresCheckpointStore, tmp_path: Path
 ) -> None:

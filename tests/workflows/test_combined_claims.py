@@ -1,7 +1,8 @@
-"""``SupportsCombinedClaims``: a claim joined to the load that starts a run, a release
-joined to the saves that end it (one round trip and one transaction each), on the
-in-memory and SQLite stores, on asyncio and trio; and what a crash just before a
-barrier leaves, with the saves combined and without (a store by protocol)."""
+"""``SupportsCombinedClaims``: a claim joined to the load that starts a run (or to a
+new run's first save), a release joined to the saves that end it (one round trip and
+one transaction each), on the in-memory and SQLite stores, on asyncio and trio; and
+what a crash just before a barrier leaves, with the saves combined and without (a
+store by protocol)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from pathlib import Path
 import pytest
 from typing_extensions import Never
 
+from agentcore.errors import RunStateError
 from agentcore.workflows import (
     CheckpointInfo,
     CheckpointRecord,
     CheckpointStore,
     InMemoryCheckpointStore,
     RunStatus,
+    SeededIds,
     SqliteCheckpointStore,
     SupportsCombinedClaims,
     Workflow,
@@ -89,6 +92,63 @@ async def test_save_and_release_saves_in_order_then_releases(store: Store) -> No
     assert not await store.claim("r", "c", 60)  # b's claim is untouched
 
 
+async def test_save_and_claim_claims_then_saves_or_writes_nothing(store: Store) -> None:
+    first = _record("ck_1", None)
+    assert await store.save_and_claim(first, "a", 60)
+    assert await store.load("r") == first
+    assert not await store.claim("r", "b", 60)  # a holds the claim it took with the save
+    second = _record("ck_2", "ck_1")
+    assert await store.save_and_claim(second, "a", 60)  # a renewal, and a save
+    assert not await store.save_and_claim(_record("ck_3", "ck_2"), "b", 60)  # refused
+    assert [i.checkpoint_id for i in await store.list_checkpoints("r")] == ["ck_1", "ck_2"]
+    assert not await store.claim("r", "b", 60)  # still a's
+    with pytest.raises(ValueError, match="ttl is a number of seconds above 0"):
+        await store.save_and_claim(_record("ck_3", "ck_2"), "a", 0)
+
+
+def _seq3_noting(store: CheckpointStore, claimed_meanwhile: list[bool]) -> Workflow[int, int]:
+    """seq-3 whose second executor notes whether another owner could claim the run."""
+
+    @executor
+    async def a(n: int, ctx: WorkflowContext[str]) -> None:
+        await ctx.send("x")
+
+    @executor
+    async def b(text: str, ctx: WorkflowContext[bytes]) -> None:
+        assert isinstance(store, SqliteCheckpointStore | InMemoryCheckpointStore)
+        claimed_meanwhile.append(await store.claim(ctx.run_id, "another process", 60))
+        await ctx.send(b"x")
+
+    @executor
+    async def c(data: bytes, ctx: WorkflowContext[Never, int]) -> None:
+        await ctx.yield_output(1)
+
+    return WorkflowBuilder(a, name="seq-3", checkpoints=store).add_chain(a, b, c).build()
+
+
+async def test_a_new_run_holds_its_claim_from_its_first_save_to_its_end(store: Store) -> None:
+    claimed_meanwhile: list[bool] = []
+    done = await _seq3_noting(store, claimed_meanwhile).run(1)
+    assert done.output == 1
+    assert claimed_meanwhile == [False]  # taken with superstep 1's barrier
+    assert await store.claim(done.run_id, "another process", 60)  # released at the end
+
+
+async def test_a_generated_id_that_another_owner_claims_is_refused_and_nothing_written(
+    store: Store,
+) -> None:
+    claimed_meanwhile: list[bool] = []
+    workflow = _seq3_noting(store, claimed_meanwhile)
+    first = await workflow.run(1, ids=SeededIds(3))
+    before = await store.list_checkpoints(first.run_id)
+    assert await store.claim(first.run_id, "another process", 60)
+    with pytest.raises(RunStateError, match="being driven by another process"):
+        await workflow.run(1, ids=SeededIds(3))  # the same id, generated again
+    assert await store.list_checkpoints(first.run_id) == before  # nothing overwritten
+    assert not await store.claim(first.run_id, "a third", 60)  # the other's claim holds
+    assert claimed_meanwhile == [False]  # the refused run stopped at its first save
+
+
 async def test_sqlite_save_and_release_is_whole_or_absent(tmp_path: Path) -> None:
     store = SqliteCheckpointStore(tmp_path / "runs.db")
     assert await store.claim("r", "a", 60)
@@ -130,6 +190,7 @@ class CrashingStore:
         self.writes = 0
         if combined:
             self.claim_and_load = inner.claim_and_load
+            self.save_and_claim = inner.save_and_claim  # named runs only: never called
             self.save_and_release = self._save_and_release
 
     def _write(self) -> None:
