@@ -90,6 +90,18 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(","
 """``json.dumps`` with these options builds an encoder per call; a record reuses one."""
 _NOT_SAVABLE = "this checkpoint was not made by a workflow run and cannot be saved"
 _quote: Callable[[str], str] = json.encoder.encode_basestring  # what _ENCODER does to a str
+_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
+
+
+def _encode(document: dict[str, Any]) -> str:
+    """``_ENCODER.encode(document)``: the same C encoder with the same options (a fresh
+    dict of markers, so the circular-reference check and thread safety are kept),
+    without ``JSONEncoder.encode``'s and ``iterencode``'s Python set-up around it,
+    which cost a third of a seq-3 barrier's encode (2.8 against 4.2 µs)."""
+    if _make_encoder is None:  # an interpreter without the C accelerator
+        return _ENCODER.encode(document)
+    encoder = _make_encoder({}, _ENCODER.default, _quote, None, ":", ",", False, False, False)
+    return "".join(encoder(document, 0))
 
 
 def _payload(checkpoint: WorkflowCheckpoint) -> str:
@@ -101,18 +113,40 @@ def _payload(checkpoint: WorkflowCheckpoint) -> str:
     registry, frozen = checkpoint.registry, checkpoint.state
     if registry is None or frozen is None:
         raise CheckpointError(_NOT_SAVABLE)
-    parent, version = checkpoint.parent_id, checkpoint.workflow_version
+    head, workflow = _run_parts(checkpoint)
+    parent = checkpoint.parent_id
     return (
-        f'{{"schema_version":{_schema_version()},"kind":"WorkflowCheckpoint","data":'
-        f'{{"format":{CHECKPOINT_FORMAT},"run_id":{_quote(checkpoint.run_id)},'
-        f'"checkpoint_id":{_quote(checkpoint.checkpoint_id)},'
+        f'{head}"checkpoint_id":{_quote(checkpoint.checkpoint_id)},'
         f'"parent_id":{"null" if parent is None else _quote(parent)},'
         f'"superstep":{int(checkpoint.superstep)},"status":{_quote(checkpoint.status)},'
-        f'"created_at":{_quote(checkpoint.created_at)},'
-        f'"workflow":{{"name":{_quote(checkpoint.workflow)},'
-        f'"version":{"null" if version is None else _quote(version)}}},'
+        f'"created_at":{_quote(checkpoint.created_at)},{workflow}'
         f"{_state_fields(registry, frozen)}}}}}"
     )
+
+
+_last_run: tuple[str, str, str | None, str, str] = ("", "", None, "", "")
+"""The last run's id, workflow name and version, and their parts of the document."""
+
+
+def _run_parts(checkpoint: WorkflowCheckpoint) -> tuple[str, str]:
+    """The document's text before ``checkpoint_id`` and its ``workflow`` field: the
+    same for every record of a run, formatted once per run (a run saves several in a
+    row) rather than per record."""
+    global _last_run
+    run_id, name, version = checkpoint.run_id, checkpoint.workflow, checkpoint.workflow_version
+    last = _last_run
+    if last[0] == run_id and last[1] == name and last[2] == version:
+        return last[3], last[4]
+    head = (
+        f'{{"schema_version":{_schema_version()},"kind":"WorkflowCheckpoint","data":'
+        f'{{"format":{CHECKPOINT_FORMAT},"run_id":{_quote(run_id)},'
+    )
+    workflow = (
+        f'"workflow":{{"name":{_quote(name)},'
+        f'"version":{"null" if version is None else _quote(version)}}},'
+    )
+    _last_run = (run_id, name, version, head, workflow)
+    return head, workflow
 
 
 def _state_fields(registry: TypeRegistry, frozen: FrozenState) -> str:
@@ -131,7 +165,7 @@ def _state_fields(registry: TypeRegistry, frozen: FrozenState) -> str:
         or frozen.answered
         or frozen.usage is not None
     ):
-        return _ENCODER.encode(encode_state(registry, frozen))[1:-1]
+        return _encode(encode_state(registry, frozen))[1:-1]
     if not _EMPTY_STATE:
         _EMPTY_STATE.append(_ENCODER.encode(encode_state(registry, frozen))[1:-1])
     return _EMPTY_STATE[0]

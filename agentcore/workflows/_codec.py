@@ -368,11 +368,14 @@ def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
             item["answers"] = _encode_entry(registry, env.request)
         inbox.append(item)
     finished: list[dict[str, Any]] = []
-    for ordinal, done in sorted(state.finished.items()):
-        try:
-            finished.append(_encode_finished(registry, ordinal, done))
-        except CheckpointError:
-            continue  # not storable: that invocation simply runs again on resume
+    if state.finished:
+        for ordinal, done in sorted(state.finished.items()):
+            try:
+                finished.append(_encode_finished(registry, ordinal, done))
+            except CheckpointError:
+                continue  # not storable: that invocation simply runs again on resume
+    # each part built only when it holds something: most barriers keep nothing but the
+    # inbox, and a comprehension over nothing still costs a call
     return {
         "inbox": inbox,
         "finished": finished,
@@ -386,12 +389,18 @@ def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
                 for b in buffered
             ]
             for gid, buffered in state.buffers.items()
-        },
+        }
+        if state.buffers
+        else {},
         "executor_state": {
             ident: registry.encode(value, type(value)) for ident, value in state.states.items()
-        },
+        }
+        if state.states
+        else {},
         "shared": dict(state.shared),
-        "requests": [_encode_entry(registry, e) for e in state.pending.values()],
+        "requests": [_encode_entry(registry, e) for e in state.pending.values()]
+        if state.pending
+        else [],
         "answered": list(state.answered),
         **({} if state.usage is None else {"usage": encode_usage(state.usage)}),
     }

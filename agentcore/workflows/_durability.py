@@ -8,7 +8,6 @@ Saves go to the run's store shielded from cancellation: a record is written whol
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
@@ -17,6 +16,7 @@ import anyio
 import attrs
 from typing_extensions import TypeIs
 
+from agentcore._run_context import new_run_id
 from agentcore.errors import RunStateError
 from agentcore.workflows._checkpoint import (
     CheckpointRecord,
@@ -67,6 +67,7 @@ __all__ = [
     "save",
     "save_last",
     "save_pending_write",
+    "successor",
     "with_pending_writes",
 ]
 
@@ -186,9 +187,10 @@ class RunClaim:
         self.joins = joins
         self.run_id = run_id
         self.ttl = ttl
-        # never from the run's id source: two processes seeded alike must not share
-        # an owner (the claim would let both drive the run)
-        self.owner = f"pid{os.getpid()}-{os.urandom(6).hex()}"
+        # never from the run's id source: two processes seeded alike must not share an
+        # owner (the claim would let both drive the run); random per process and
+        # counted within one, so no urandom call per run
+        self.owner = new_run_id()
         self._taken_at = 0.0
         self.held = False
 
@@ -279,6 +281,7 @@ def checkpoint_of(
             if ctx is not None:
                 finished[ctx.ordinal] = finished_of(ctx, inbox[ctx.ordinal].key)
         frozen = attrs.evolve(frozen, finished=finished)
+    pending = frozen.pending
     return workflow_checkpoint(
         state.run_id,
         state.call.checkpoint_id(state.superstep),
@@ -286,7 +289,7 @@ def checkpoint_of(
         state.superstep,
         status,
         graph.name,
-        tuple(e.request for e in frozen.pending.values()),
+        tuple([e.request for e in pending.values()]) if pending else (),
         graph.version,
         frozen,
         graph.registry,
@@ -305,6 +308,29 @@ def first_save_claims(store: object) -> SupportsCombinedClaims | None:
     durability "sync" (the caller checks): otherwise the first save is the run's last,
     and a refusal would come after all of its work."""
     return store if has_combined_claims(store) else None
+
+
+def successor(
+    checkpoint: WorkflowCheckpoint, status: RunStatus, state: RunState
+) -> WorkflowCheckpoint:
+    """The child of ``checkpoint`` with ``status`` and the same run state (``state``,
+    unchanged since): a run's end right after its last barrier, the frozen state and
+    requests shared instead of made again."""
+    frozen = checkpoint.state
+    if frozen is None or checkpoint.registry is None:  # not one of the run's own
+        raise CheckpointError("successor() needs a checkpoint a run made")
+    return workflow_checkpoint(
+        checkpoint.run_id,
+        state.call.checkpoint_id(state.superstep),
+        checkpoint.checkpoint_id,
+        checkpoint.superstep,
+        status,
+        checkpoint.workflow,
+        checkpoint.requests,
+        checkpoint.workflow_version,
+        frozen,
+        checkpoint.registry,
+    )
 
 
 async def save(

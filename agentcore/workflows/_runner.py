@@ -26,6 +26,7 @@ from agentcore.workflows._durability import (
     executor_failure,
     save,
     save_last,
+    successor,
 )
 from agentcore.workflows._events import (
     DeliveryRecord,
@@ -223,9 +224,15 @@ class Runner(Invocations):
     async def end(self, barrier: bool) -> WorkflowCheckpoint:
         """Write the run's last checkpoint (paused or completed; after its last
         barrier's if ``barrier``) and release the claim: :func:`save_last`."""
-        checkpoints = [self.checkpoint("running")] if barrier else []
-        last = self.checkpoint("paused" if self.state.pending else "completed")
-        checkpoints.append(last)
+        status: RunStatus = "paused" if self.state.pending else "completed"
+        if barrier:  # the same state twice: the end shares the barrier's
+            first = self.checkpoint("running")
+            last = successor(first, status, self.state)
+            self.parent_id = last.checkpoint_id
+            checkpoints = [first, last]
+        else:
+            last = self.checkpoint(status)
+            checkpoints = [last]
         await save_last(self.store, checkpoints, self.claim)
         self._last = last
         return last
