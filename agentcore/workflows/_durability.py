@@ -314,8 +314,8 @@ def successor(
     checkpoint: WorkflowCheckpoint, status: RunStatus, state: RunState
 ) -> WorkflowCheckpoint:
     """The child of ``checkpoint`` with ``status`` and the same run state (``state``,
-    unchanged since): a run's end right after its last barrier, the frozen state and
-    requests shared instead of made again."""
+    unchanged since), made at the same moment: a run's end right after its last
+    barrier, the frozen state, requests and time shared instead of made again."""
     frozen = checkpoint.state
     if frozen is None or checkpoint.registry is None:  # not one of the run's own
         raise CheckpointError("successor() needs a checkpoint a run made")
@@ -330,6 +330,7 @@ def successor(
         checkpoint.workflow_version,
         frozen,
         checkpoint.registry,
+        checkpoint.created_at,
     )
 
 

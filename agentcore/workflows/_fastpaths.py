@@ -179,7 +179,8 @@ def frozen_state(state: RunState) -> FrozenState:
     frozen.run_id = state.run_id
     frozen.superstep = state.superstep
     frozen.inbox = tuple(state.inbox)
-    frozen.buffers = {k: tuple(v) for k, v in state.buffers.items() if v}
+    buffers = state.buffers  # (most states hold none: no comprehension call then)
+    frozen.buffers = {k: tuple(v) for k, v in buffers.items() if v} if buffers else {}
     frozen.states = dict(state.states)
     frozen.shared = dict(state.shared)
     frozen.pending = dict(state.pending)
@@ -201,8 +202,9 @@ def workflow_checkpoint(
     workflow_version: str | None,
     state: FrozenState,
     registry: Any,
+    created_at: str | None = None,
 ) -> WorkflowCheckpoint:
-    """A checkpoint made now (``created_at``)."""
+    """A checkpoint made now (``created_at``, unless given)."""
     checkpoint: Any = _WorkflowCheckpoint()
     checkpoint.run_id = run_id
     checkpoint.checkpoint_id = checkpoint_id
@@ -212,7 +214,7 @@ def workflow_checkpoint(
     checkpoint.workflow = workflow
     checkpoint.requests = requests
     checkpoint.workflow_version = workflow_version
-    checkpoint.created_at = utc_now()
+    checkpoint.created_at = utc_now() if created_at is None else created_at
     checkpoint.state = state
     checkpoint.registry = registry
     checkpoint.__class__ = WorkflowCheckpoint

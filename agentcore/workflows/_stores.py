@@ -83,11 +83,15 @@ class InMemoryCheckpointStore:
         self._claims: dict[str, tuple[str, float]] = {}
 
     async def save(self, record: CheckpointRecord) -> None:
-        records = self._runs.pop(record.run_id, [])  # reinserted: runs() order
-        records.append(record)
-        self._runs[record.run_id] = records
-        if record.status not in _KEEPS_WRITES:
-            self._pending.pop(record.run_id, None)
+        run_id, runs = record.run_id, self._runs
+        records = runs.pop(run_id, None)  # reinserted: runs() order
+        if records is None:
+            runs[run_id] = [record]
+        else:
+            records.append(record)
+            runs[run_id] = records
+        if self._pending and record.status not in _KEEPS_WRITES:
+            self._pending.pop(run_id, None)
         if self.keep_last is not None:
             self._prune(record.run_id, self.keep_last)
 
