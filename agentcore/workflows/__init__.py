@@ -3,10 +3,12 @@
 Build a definition once with :class:`WorkflowBuilder`, run it any number of times
 at once with :meth:`Workflow.run`. See ``docs/workflows.md``.
 
-Agents as executors (:class:`AgentExecutor`, which the builder makes of an agent) and a
-workflow run as an agent (``Workflow.as_agent()``: :class:`WorkflowAgent`, with its
-``request_info`` tool) load on first use, as the SQLite store does: a workflow of
-functions and classes never pays for them.
+Agents as executors (:class:`AgentExecutor`, which the builder makes of an agent), a
+workflow as a node of another (:class:`SubWorkflowExecutor`, which the builder makes of a
+built workflow, and the messages it exchanges with its parent) and a workflow run as an
+agent (``Workflow.as_agent()``: :class:`WorkflowAgent`, with its ``request_info`` tool)
+load on first use, as the SQLite store does: a workflow of functions and classes never
+pays for them.
 """
 
 import importlib
@@ -55,8 +57,6 @@ from agentcore.workflows._ids import SeededIds
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
 from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
-from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
-from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows.errors import (
     CheckpointError,
@@ -82,6 +82,8 @@ from agentcore.workflows.protocols import (
 
 if TYPE_CHECKING:
     from agentcore.workflows._agent_executor import AGENT_UPDATE, AgentExecutor, AgentTurn
+    from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
+    from agentcore.workflows._subworkflow import SubWorkflowExecutor
     from agentcore.workflows._workflow_agent import (
         REQUEST_INFO_TOOL_NAME,
         RequestInfoArguments,
@@ -171,6 +173,9 @@ _ON_FIRST_USE = {
     "AgentTurn": "_agent_executor",
     "REQUEST_INFO_TOOL_NAME": "_workflow_agent",
     "RequestInfoArguments": "_workflow_agent",
+    "SubWorkflowExecutor": "_subworkflow",
+    "SubWorkflowRequest": "_subtypes",
+    "SubWorkflowResponse": "_subtypes",
     "WorkflowAgent": "_workflow_agent",
 }
 

@@ -20,6 +20,7 @@ from typing_extensions import Self, TypeVar
 
 from agentcore.workflows._adapt import (
     agent_executor,
+    as_sub_workflow,
     is_agent,
     is_workflow,
     sub_workflow,
@@ -34,7 +35,6 @@ from agentcore.workflows._edges import Case, Default, Group
 from agentcore.workflows._graph import Graph, Node, RetryPolicy, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
 from agentcore.workflows._stores import SqliteCheckpointStore
-from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._typeexpr import compatible, describe, members
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows.errors import WorkflowBuildError
@@ -246,9 +246,10 @@ class WorkflowBuilder(Generic[InT, OutT]):
         """Identities of the type tuples already listed: executors read from one
         function share theirs, so 10,000 workers list their types once."""
         for spec in self._specs.values():
-            if isinstance(spec.obj, SubWorkflowExecutor):
+            node = as_sub_workflow(spec.obj)
+            if node is not None:
                 # the child's requests and values travel in this run's messages
-                for tp, key in spec.obj.workflow.checkpoint_types.items():
+                for tp, key in node.workflow.checkpoint_types.items():
                     types.append(tp)
                     names.setdefault(tp, key)
             for declared in (spec.inputs, spec.sends, spec.yields):
