@@ -112,6 +112,7 @@ _WORKFLOWS_ON_FIRST_USE = (
     "agentcore.workflows._workflow_tool",
     "agentcore.workflows._subworkflow",
     "agentcore.workflows._subtypes",
+    "agentcore.workflows._snapshot",
     "contextvars",
     "hashlib",
     "sqlite3",
@@ -170,7 +171,7 @@ def test_building_a_workflow_of_functions_leaves_the_optional_parts_unloaded() -
 def test_the_optional_parts_of_workflows_load_when_named() -> None:
     source = (
         "from agentcore.workflows import AgentExecutor, WorkflowAgent, REQUEST_INFO_TOOL_NAME\n"
-        "from agentcore.workflows import SubWorkflowExecutor, SubWorkflowRequest\n"
+        "from agentcore.workflows import RunSnapshot, SubWorkflowExecutor, SubWorkflowRequest\n"
         "assert REQUEST_INFO_TOOL_NAME == 'request_info'\n"
     )
     loaded = _workflows_loaded(source)
@@ -178,4 +179,5 @@ def test_the_optional_parts_of_workflows_load_when_named() -> None:
     assert "agentcore.workflows._workflow_agent" in loaded
     assert "agentcore.workflows._subworkflow" in loaded
     assert "agentcore.workflows._subtypes" in loaded
+    assert "agentcore.workflows._snapshot" in loaded
     assert "contextvars" in loaded

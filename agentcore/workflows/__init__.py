@@ -7,8 +7,8 @@ Agents as executors (:class:`AgentExecutor`, which the builder makes of an agent
 workflow as a node of another (:class:`SubWorkflowExecutor`, which the builder makes of a
 built workflow, and the messages it exchanges with its parent) and a workflow run as an
 agent (``Workflow.as_agent()``: :class:`WorkflowAgent`, with its ``request_info`` tool)
-load on first use, as the SQLite store does: a workflow of functions and classes never
-pays for them.
+load on first use, as the SQLite store does, and so does what ``Workflow.inspect``
+returns: a workflow of functions and classes never pays for them.
 """
 
 import importlib
@@ -55,7 +55,7 @@ from agentcore.workflows._events import (
 from agentcore.workflows._graph import RetryPolicy
 from agentcore.workflows._ids import SeededIds
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
-from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
+from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows.errors import (
@@ -82,6 +82,7 @@ from agentcore.workflows.protocols import (
 
 if TYPE_CHECKING:
     from agentcore.workflows._agent_executor import AGENT_UPDATE, AgentExecutor, AgentTurn
+    from agentcore.workflows._snapshot import RunSnapshot
     from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
     from agentcore.workflows._subworkflow import SubWorkflowExecutor
     from agentcore.workflows._workflow_agent import (
@@ -173,6 +174,7 @@ _ON_FIRST_USE = {
     "AgentTurn": "_agent_executor",
     "REQUEST_INFO_TOOL_NAME": "_workflow_agent",
     "RequestInfoArguments": "_workflow_agent",
+    "RunSnapshot": "_snapshot",
     "SubWorkflowExecutor": "_subworkflow",
     "SubWorkflowRequest": "_subtypes",
     "SubWorkflowResponse": "_subtypes",
