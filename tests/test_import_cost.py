@@ -113,6 +113,7 @@ _WORKFLOWS_ON_FIRST_USE = (
     "agentcore.workflows._subworkflow",
     "agentcore.workflows._subtypes",
     "agentcore.workflows._snapshot",
+    "agentcore.workflows._switch",
     "contextvars",
     "hashlib",
     "sqlite3",
@@ -172,6 +173,7 @@ def test_the_optional_parts_of_workflows_load_when_named() -> None:
     source = (
         "from agentcore.workflows import AgentExecutor, WorkflowAgent, REQUEST_INFO_TOOL_NAME\n"
         "from agentcore.workflows import RunSnapshot, SubWorkflowExecutor, SubWorkflowRequest\n"
+        "from agentcore.workflows import Case\n"
         "assert REQUEST_INFO_TOOL_NAME == 'request_info'\n"
     )
     loaded = _workflows_loaded(source)
@@ -180,4 +182,5 @@ def test_the_optional_parts_of_workflows_load_when_named() -> None:
     assert "agentcore.workflows._subworkflow" in loaded
     assert "agentcore.workflows._subtypes" in loaded
     assert "agentcore.workflows._snapshot" in loaded
+    assert "agentcore.workflows._switch" in loaded
     assert "contextvars" in loaded

@@ -7,8 +7,9 @@ Agents as executors (:class:`AgentExecutor`, which the builder makes of an agent
 workflow as a node of another (:class:`SubWorkflowExecutor`, which the builder makes of a
 built workflow, and the messages it exchanges with its parent) and a workflow run as an
 agent (``Workflow.as_agent()``: :class:`WorkflowAgent`, with its ``request_info`` tool)
-load on first use, as the SQLite store does, and so does what ``Workflow.inspect``
-returns: a workflow of functions and classes never pays for them.
+load on first use, as the SQLite store does, and so do a switch's cases (:class:`Case`,
+:class:`Default`) and what ``Workflow.inspect`` returns: a workflow of functions and
+classes never pays for them.
 """
 
 import importlib
@@ -25,7 +26,6 @@ from agentcore.workflows._checkpoint import (
 )
 from agentcore.workflows._context import SharedState, WorkflowContext
 from agentcore.workflows._decorators import FunctionExecutor, executor, handler, response_handler
-from agentcore.workflows._edges import Case, Default
 from agentcore.workflows._events import (
     DeliveryRecord,
     DeliveryStatus,
@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     from agentcore.workflows._snapshot import RunSnapshot
     from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
     from agentcore.workflows._subworkflow import SubWorkflowExecutor
+    from agentcore.workflows._switch import Case, Default
     from agentcore.workflows._workflow_agent import (
         REQUEST_INFO_TOOL_NAME,
         RequestInfoArguments,
@@ -172,6 +173,8 @@ _ON_FIRST_USE = {
     "AGENT_UPDATE": "_agent_executor",
     "AgentExecutor": "_agent_executor",
     "AgentTurn": "_agent_executor",
+    "Case": "_switch",
+    "Default": "_switch",
     "REQUEST_INFO_TOOL_NAME": "_workflow_agent",
     "RequestInfoArguments": "_workflow_agent",
     "RunSnapshot": "_snapshot",

@@ -31,7 +31,7 @@ from agentcore.workflows._checks import GraphCheck
 from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._decorators import FunctionExecutor
 from agentcore.workflows._durability import CLAIM_TTL, check_durability
-from agentcore.workflows._edges import Case, Default, Group
+from agentcore.workflows._edges import Group
 from agentcore.workflows._graph import Graph, Node, RetryPolicy, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
 from agentcore.workflows._stores import SqliteCheckpointStore
@@ -42,6 +42,7 @@ from agentcore.workflows.protocols import CheckpointStore
 
 if TYPE_CHECKING:
     from agentcore.workflows._agent_executor import ContextMode
+    from agentcore.workflows._switch import Case, Default
 
 __all__ = ["WorkflowBuilder"]
 
@@ -307,6 +308,8 @@ class WorkflowBuilder(Generic[InT, OutT]):
     def add_switch(self, source: ExecutorLike | str, *cases: Case | Default) -> Self:
         """The first case whose predicate holds (or whose class matches) takes the
         message; ``Default`` (last) takes the rest."""
+        from agentcore.workflows._switch import Case, Default
+
         src = self._ref(source)
         targets: list[str] = []
         conditions: list[Any] = []
