@@ -103,13 +103,17 @@ def test_workflow_hooks_reach_a_converter_loaded_before_them() -> None:
 _WORKFLOWS_ALSO_LOAD = {"agentcore._converter_hooks"}
 
 # Parts of the package a workflow of functions and classes never uses, each loaded on
-# first use: agents as executors, a workflow as an agent or a tool, the stores' SQLite,
-# ids made inside invocations (hashlib loads OpenSSL), the converter.
+# first use: agents as executors, a workflow as an agent, a tool or a sub-workflow node,
+# the stores' SQLite, ids made inside invocations (hashlib loads OpenSSL), the converter.
 _WORKFLOWS_ON_FIRST_USE = (
     "agentcore.workflows._agent_executor",
     "agentcore.workflows._workflow_agent",
     "agentcore.workflows._request_info",
     "agentcore.workflows._workflow_tool",
+    "agentcore.workflows._subworkflow",
+    "agentcore.workflows._subtypes",
+    "agentcore.workflows._snapshot",
+    "agentcore.workflows._switch",
     "contextvars",
     "hashlib",
     "sqlite3",
@@ -168,9 +172,15 @@ def test_building_a_workflow_of_functions_leaves_the_optional_parts_unloaded() -
 def test_the_optional_parts_of_workflows_load_when_named() -> None:
     source = (
         "from agentcore.workflows import AgentExecutor, WorkflowAgent, REQUEST_INFO_TOOL_NAME\n"
+        "from agentcore.workflows import RunSnapshot, SubWorkflowExecutor, SubWorkflowRequest\n"
+        "from agentcore.workflows import Case\n"
         "assert REQUEST_INFO_TOOL_NAME == 'request_info'\n"
     )
     loaded = _workflows_loaded(source)
     assert "agentcore.workflows._agent_executor" in loaded
     assert "agentcore.workflows._workflow_agent" in loaded
+    assert "agentcore.workflows._subworkflow" in loaded
+    assert "agentcore.workflows._subtypes" in loaded
+    assert "agentcore.workflows._snapshot" in loaded
+    assert "agentcore.workflows._switch" in loaded
     assert "contextvars" in loaded

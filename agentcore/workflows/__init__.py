@@ -3,10 +3,13 @@
 Build a definition once with :class:`WorkflowBuilder`, run it any number of times
 at once with :meth:`Workflow.run`. See ``docs/workflows.md``.
 
-Agents as executors (:class:`AgentExecutor`, which the builder makes of an agent) and a
-workflow run as an agent (``Workflow.as_agent()``: :class:`WorkflowAgent`, with its
-``request_info`` tool) load on first use, as the SQLite store does: a workflow of
-functions and classes never pays for them.
+Agents as executors (:class:`AgentExecutor`, which the builder makes of an agent), a
+workflow as a node of another (:class:`SubWorkflowExecutor`, which the builder makes of a
+built workflow, and the messages it exchanges with its parent) and a workflow run as an
+agent (``Workflow.as_agent()``: :class:`WorkflowAgent`, with its ``request_info`` tool)
+load on first use, as the SQLite store does, and so do a switch's cases (:class:`Case`,
+:class:`Default`) and what ``Workflow.inspect`` returns: a workflow of functions and
+classes never pays for them.
 """
 
 import importlib
@@ -23,7 +26,6 @@ from agentcore.workflows._checkpoint import (
 )
 from agentcore.workflows._context import SharedState, WorkflowContext
 from agentcore.workflows._decorators import FunctionExecutor, executor, handler, response_handler
-from agentcore.workflows._edges import Case, Default
 from agentcore.workflows._events import (
     DeliveryRecord,
     DeliveryStatus,
@@ -53,10 +55,8 @@ from agentcore.workflows._events import (
 from agentcore.workflows._graph import RetryPolicy
 from agentcore.workflows._ids import SeededIds
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
-from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
+from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._stores import InMemoryCheckpointStore, SqliteCheckpointStore
-from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
-from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows.errors import (
     CheckpointError,
@@ -82,6 +82,10 @@ from agentcore.workflows.protocols import (
 
 if TYPE_CHECKING:
     from agentcore.workflows._agent_executor import AGENT_UPDATE, AgentExecutor, AgentTurn
+    from agentcore.workflows._snapshot import RunSnapshot
+    from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
+    from agentcore.workflows._subworkflow import SubWorkflowExecutor
+    from agentcore.workflows._switch import Case, Default
     from agentcore.workflows._workflow_agent import (
         REQUEST_INFO_TOOL_NAME,
         RequestInfoArguments,
@@ -169,8 +173,14 @@ _ON_FIRST_USE = {
     "AGENT_UPDATE": "_agent_executor",
     "AgentExecutor": "_agent_executor",
     "AgentTurn": "_agent_executor",
+    "Case": "_switch",
+    "Default": "_switch",
     "REQUEST_INFO_TOOL_NAME": "_workflow_agent",
     "RequestInfoArguments": "_workflow_agent",
+    "RunSnapshot": "_snapshot",
+    "SubWorkflowExecutor": "_subworkflow",
+    "SubWorkflowRequest": "_subtypes",
+    "SubWorkflowResponse": "_subtypes",
     "WorkflowAgent": "_workflow_agent",
 }
 

@@ -1,21 +1,32 @@
 """Turning what the builder is given into executors: agents and sub-workflows.
 
-The agent executor's module loads with the first agent added to a builder: a workflow
-of functions and classes never needs it.
+The agent executor's module loads with the first agent added to a builder, the
+sub-workflow node's with the first built workflow added: a workflow of functions and
+classes never needs either.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcore.protocols import SupportsAgentRun
-from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._workflow import Workflow
 
 if TYPE_CHECKING:
     from agentcore.workflows._agent_executor import AgentExecutor, ContextMode
+    from agentcore.workflows._subworkflow import SubWorkflowExecutor
 
-__all__ = ["agent_executor", "is_agent", "is_workflow", "sub_workflow", "wraps_agent"]
+__all__ = [
+    "agent_executor",
+    "as_sub_workflow",
+    "is_agent",
+    "is_workflow",
+    "sub_workflow",
+    "wraps_agent",
+]
+
+_SUB_WORKFLOW_MODULE = "agentcore.workflows._subworkflow"
 
 
 def sub_workflow(
@@ -29,7 +40,22 @@ def sub_workflow(
         raise TypeError(
             f"a sub-workflow node needs an id: builder.add(<{child.name} workflow>, id=...)"
         )
+    from agentcore.workflows._subworkflow import SubWorkflowExecutor
+
     return SubWorkflowExecutor(child, id=ident, forward_requests=forward_requests)
+
+
+def as_sub_workflow(executor: object) -> SubWorkflowExecutor | None:
+    """``executor`` if it is a sub-workflow node, else ``None``.
+
+    A node of that class can only exist once its module is loaded, so a build that
+    has none (no workflow added, none made by hand) does not load the module to ask.
+    """
+    module = sys.modules.get(_SUB_WORKFLOW_MODULE)
+    if module is None:
+        return None
+    node_class: type[SubWorkflowExecutor] = module.SubWorkflowExecutor
+    return executor if isinstance(executor, node_class) else None
 
 
 def is_workflow(obj: object) -> bool:

@@ -20,6 +20,7 @@ from typing_extensions import Self, TypeVar
 
 from agentcore.workflows._adapt import (
     agent_executor,
+    as_sub_workflow,
     is_agent,
     is_workflow,
     sub_workflow,
@@ -30,11 +31,10 @@ from agentcore.workflows._checks import GraphCheck
 from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._decorators import FunctionExecutor
 from agentcore.workflows._durability import CLAIM_TTL, check_durability
-from agentcore.workflows._edges import Case, Default, Group
+from agentcore.workflows._edges import Group
 from agentcore.workflows._graph import Graph, Node, RetryPolicy, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
 from agentcore.workflows._stores import SqliteCheckpointStore
-from agentcore.workflows._subworkflow import SubWorkflowExecutor
 from agentcore.workflows._typeexpr import compatible, describe, members
 from agentcore.workflows._workflow import Workflow
 from agentcore.workflows.errors import WorkflowBuildError
@@ -42,6 +42,7 @@ from agentcore.workflows.protocols import CheckpointStore
 
 if TYPE_CHECKING:
     from agentcore.workflows._agent_executor import ContextMode
+    from agentcore.workflows._switch import Case, Default
 
 __all__ = ["WorkflowBuilder"]
 
@@ -246,9 +247,10 @@ class WorkflowBuilder(Generic[InT, OutT]):
         """Identities of the type tuples already listed: executors read from one
         function share theirs, so 10,000 workers list their types once."""
         for spec in self._specs.values():
-            if isinstance(spec.obj, SubWorkflowExecutor):
+            node = as_sub_workflow(spec.obj)
+            if node is not None:
                 # the child's requests and values travel in this run's messages
-                for tp, key in spec.obj.workflow.checkpoint_types.items():
+                for tp, key in node.workflow.checkpoint_types.items():
                     types.append(tp)
                     names.setdefault(tp, key)
             for declared in (spec.inputs, spec.sends, spec.yields):
@@ -306,6 +308,8 @@ class WorkflowBuilder(Generic[InT, OutT]):
     def add_switch(self, source: ExecutorLike | str, *cases: Case | Default) -> Self:
         """The first case whose predicate holds (or whose class matches) takes the
         message; ``Default`` (last) takes the rest."""
+        from agentcore.workflows._switch import Case, Default
+
         src = self._ref(source)
         targets: list[str] = []
         conditions: list[Any] = []

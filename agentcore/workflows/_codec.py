@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, cast, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args, get_origin
 
 import attrs
 
 from agentcore._types.usage import Usage
-from agentcore.workflows._requests import PendingRequest
+from agentcore.workflows._requests import PendingRequest, sub_workflow_messages
 from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
-from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
 from agentcore.workflows._typeexpr import members, runtime_class
 from agentcore.workflows.errors import CheckpointError, WorkflowBuildError
+
+if TYPE_CHECKING:
+    from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
 
 __all__ = [
     "FAN_IN_KEY",
@@ -136,11 +138,14 @@ class TypeRegistry:
             items = cast("tuple[object, ...]", value)
             return {"type": FAN_IN_KEY, "value": [self.encode(v, None) for v in items]}
         key = self.key(declared, value)
-        if isinstance(value, SubWorkflowRequest):
-            asked: SubWorkflowRequest[Any, Any] = cast("Any", value)
+        sub_workflow = sub_workflow_messages()
+        if sub_workflow is None:
+            return {"type": key, "value": _unstructure(value)}
+        if isinstance(value, sub_workflow[0]):
+            asked: SubWorkflowRequest[Any, Any] = value
             return {"type": key, "value": self._encode_asked(asked)}
-        if isinstance(value, SubWorkflowResponse):
-            answer: SubWorkflowResponse[Any] = cast("Any", value)
+        if isinstance(value, sub_workflow[1]):
+            answer: SubWorkflowResponse[Any] = value
             return {
                 "type": key,
                 "value": {
@@ -172,6 +177,8 @@ class TypeRegistry:
         }
 
     def _decode_special(self, cls: type[Any], data: Mapping[str, Any]) -> Any:
+        from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
+
         if cls is SubWorkflowResponse:
             return SubWorkflowResponse(
                 str(data["request_id"]),
@@ -206,7 +213,9 @@ class TypeRegistry:
         from agentcore.serialization import structure
 
         try:
-            if cls is SubWorkflowRequest or cls is SubWorkflowResponse:
+            # a stored sub-workflow message's class is in the registry: its module is loaded
+            sub_workflow = sub_workflow_messages()
+            if sub_workflow is not None and cls in sub_workflow:
                 value = self._decode_special(cls, data["value"])
             else:
                 value = structure(data["value"], tp)

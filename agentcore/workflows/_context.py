@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from collections.abc import Mapping as _Mapping
-from typing import Any, Generic, Protocol, cast
+from typing import TYPE_CHECKING, Any, Generic, Protocol, cast
 
 from typing_extensions import Never, TypeVar
 
@@ -24,11 +24,14 @@ from agentcore.workflows._requests import (
     GENERATED_PREFIX,
     PendingRequest,
     generated_request_id,
+    sub_workflow_messages,
 )
 from agentcore.workflows._state import Envelope, RunState
-from agentcore.workflows._subtypes import SubWorkflowResponse
 from agentcore.workflows._typeexpr import describe
 from agentcore.workflows.errors import WorkflowTypeError
+
+if TYPE_CHECKING:
+    from agentcore.workflows._subtypes import SubWorkflowResponse
 
 __all__ = ["SharedState", "WorkflowContext"]
 
@@ -85,7 +88,8 @@ class Run(Protocol):
 
 def _address(message: object) -> str | None:
     """A sub-workflow answer goes back to its node; other messages have no address."""
-    if isinstance(message, SubWorkflowResponse):
+    classes = sub_workflow_messages()
+    if classes is not None and isinstance(message, classes[1]):
         answer: SubWorkflowResponse[Any] = cast("Any", message)
         return answer.executor_id
     return None

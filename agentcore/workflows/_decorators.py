@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar, overload
+from typing import Any, NamedTuple, TypeVar, overload
 
 import attrs
 
@@ -35,13 +35,12 @@ RESPONSE_MARK = "__agentcore_response_handler__"
 MISSING: Any = object()
 
 
-@attrs.frozen
-class Explicit:
-    """Types given to a decorator (explicit mode): annotations are not read."""
+class Explicit(NamedTuple):
+    """Types given to a decorator (explicit mode): annotations are not read.
 
-    __repr__ = fields_repr
-    __eq__ = fields_eq
-    __hash__ = fields_hash
+    A named tuple, not an attrs class: a frozen value all the same, without an
+    ``__init__`` compiled when the module loads.
+    """
 
     input: Any = MISSING
     output: Any = MISSING

@@ -11,36 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-import attrs
-
-from agentcore._equality import fields_eq, fields_hash
-from agentcore._repr import fields_repr
 from agentcore.workflows._events import DeliveryStatus, EdgeGroupKind
 
-__all__ = ["Case", "Default", "Group", "RoutingError", "decide"]
-
-
-@attrs.frozen
-class Case:
-    """A switch case: a predicate of the message, or a class the message must be."""
-
-    __repr__ = fields_repr
-    __eq__ = fields_eq
-    __hash__ = fields_hash
-
-    when: Callable[[Any], bool] | type[Any]
-    target: object
-
-
-@attrs.frozen
-class Default:
-    """The switch's fallback target."""
-
-    __repr__ = fields_repr
-    __eq__ = fields_eq
-    __hash__ = fields_hash
-
-    target: object
+__all__ = ["Group", "RoutingError", "decide"]
 
 
 class RoutingError(Exception):

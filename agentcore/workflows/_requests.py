@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -17,11 +18,32 @@ __all__ = [
     "WorkflowResponse",
     "check_response_value",
     "generated_request_id",
+    "sub_workflow_messages",
     "unique_request",
 ]
 
 ReqT = TypeVar("ReqT")
 RespT = TypeVar("RespT")
+
+
+_SUB_WORKFLOW_MESSAGES = "agentcore.workflows._subtypes"
+
+
+def sub_workflow_messages() -> tuple[type[Any], type[Any]] | None:
+    """The classes of a sub-workflow's messages to its parent and back
+    (``SubWorkflowRequest``, ``SubWorkflowResponse``), or ``None`` while their module
+    (which imports this one) is not loaded.
+
+    They load with the first sub-workflow (or when named): until then no message,
+    state or checkpoint value can be one of them, so a run of a workflow without
+    sub-workflows asks this instead of loading them.
+    """
+    module = sys.modules.get(_SUB_WORKFLOW_MESSAGES)
+    if module is None:
+        return None
+    request: type[Any] = module.SubWorkflowRequest
+    response: type[Any] = module.SubWorkflowResponse
+    return request, response
 
 
 def check_response_value(value: object, response_type: Any, request_id: str) -> None:

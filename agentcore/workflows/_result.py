@@ -9,11 +9,11 @@ import attrs
 from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
-from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
+from agentcore.workflows._checkpoint import WorkflowCheckpoint
 from agentcore.workflows._events import WorkflowEvent
 from agentcore.workflows._requests import PendingRequest
 
-__all__ = ["RunSnapshot", "WorkflowRunResult"]
+__all__ = ["WorkflowRunResult"]
 
 OutT = TypeVar("OutT")
 
@@ -56,19 +56,3 @@ class WorkflowRunResult(Generic[OutT]):
                 f"(status {self.status!r}, {len(self.intermediate)} intermediate outputs)"
             )
         return self.outputs[0]
-
-
-@attrs.frozen
-class RunSnapshot:
-    """A stored run as ``Workflow.inspect`` reports it."""
-
-    __repr__ = fields_repr
-    __eq__ = fields_eq
-    __hash__ = fields_hash
-
-    run_id: str
-    status: RunStatus
-    superstep: int
-    requests: tuple[PendingRequest[Any, Any], ...]
-    checkpoint_id: str | None
-    workflow_version: str | None

@@ -21,7 +21,7 @@ from agentcore.workflows._drive import drive, final_of, open_live, stream_source
 from agentcore.workflows._events import WorkflowEvent
 from agentcore.workflows._ids import NO_DEPS, IdSource
 from agentcore.workflows._requests import WorkflowResponse
-from agentcore.workflows._result import RunSnapshot, WorkflowRunResult
+from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._runner import Runner
 from agentcore.workflows._start import restore
 from agentcore.workflows._start import setup as start_call
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from agentcore._types.messages import Message
     from agentcore.tools import FunctionTool
     from agentcore.workflows._graph import Graph
+    from agentcore.workflows._snapshot import RunSnapshot
     from agentcore.workflows._workflow_agent import WorkflowAgent
 
 __all__ = ["Workflow"]
@@ -310,6 +311,8 @@ class Workflow(Generic[InT, OutT]):
         if record is None:
             raise RunStateError(f"the store holds no run {run_id!r}")
         checkpoint = self.restore(record)
+        from agentcore.workflows._snapshot import RunSnapshot
+
         return RunSnapshot(
             run_id,
             checkpoint.status,

@@ -20,6 +20,7 @@ from agentcore.workflows import (
     ExecutorFailedError,
     InMemoryCheckpointStore,
     SqliteCheckpointStore,
+    SubWorkflowExecutor,
     SubWorkflowRequest,
     SubWorkflowResponse,
     Workflow,
@@ -210,6 +211,26 @@ async def test_sub_workflow_asking_its_parent_pauses_saves_and_resumes_in_a_fres
             assert fresh.restore(record).checkpoint_id == info.checkpoint_id
     finally:
         store.close()
+
+
+def test_a_sub_workflow_node_made_by_hand_brings_its_childs_types_like_an_added_workflow() -> None:
+    # the builder asks whether a node is a SubWorkflowExecutor without importing its
+    # module; a node made by hand (the module loaded by the user) must still be seen
+    child = fact_check()
+    by_hand = (
+        WorkflowBuilder(split_claims, name="by-hand")
+        .add(SubWorkflowExecutor(child, id="fact_check"))
+        .add_edge(split_claims, "fact_check")
+        .add_edge("fact_check", HumanGate())
+        .add_edge("human_gate", "fact_check")
+        .add_fan_in(["fact_check"], tally)
+        .build()
+    )
+    added = gated_check(InMemoryCheckpointStore())
+    child_keys = set(child.checkpoint_types.values())
+    assert "tests.workflows._nested_flows:NeedSource" in child_keys
+    assert child_keys <= set(by_hand.checkpoint_types.values())
+    assert set(by_hand.checkpoint_types.values()) == set(added.checkpoint_types.values())
 
 
 async def test_sub_workflow_messages_in_flight_round_trip_as_json() -> None:
