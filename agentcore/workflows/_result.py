@@ -9,9 +9,9 @@ import attrs
 from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.usage import Usage
-from agentcore.workflows._checkpoint import WorkflowCheckpoint
 from agentcore.workflows._events import WorkflowEvent
 from agentcore.workflows._requests import PendingRequest
+from agentcore.workflows._value import WorkflowCheckpoint
 
 __all__ = ["WorkflowRunResult"]
 

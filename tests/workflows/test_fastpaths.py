@@ -8,6 +8,7 @@ default) makes its test fail until the builder sets it too.
 
 from __future__ import annotations
 
+import json
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,7 @@ from agentcore.workflows import (
     WorkflowRunResult,
 )
 from agentcore.workflows._fastpaths import (
+    encode_json,
     executor_completed,
     executor_invoked,
     frozen_state,
@@ -165,3 +167,34 @@ def test_the_filled_checkpoint_and_result_are_the_plain_ones() -> None:
     assert fast_result == plain_result
     assert repr(fast_result) == repr(plain_result)
     assert weakref.ref(fast_result)() is fast_result
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {},
+        {"inbox": [], "states": {"n": {"count": 3, "ratio": 0.25}}},
+        {"text": 'é "quoted" \\ \n tab\t 😀', "none": None, "flags": [True, False]},
+        {"nested": [[1, [2, [3, {"k": -4.5e-7}]]]], "big": 10**30},
+    ],
+)
+def test_encode_json_writes_what_json_dumps_writes(document: dict[str, Any]) -> None:
+    assert encode_json(document) == json.dumps(
+        document, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+    )
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), object()])
+def test_encode_json_refuses_what_json_dumps_refuses(bad: object) -> None:
+    document = {"value": [bad]}
+    with pytest.raises((ValueError, TypeError)) as plain:
+        json.dumps(document, ensure_ascii=False, allow_nan=False)
+    with pytest.raises(plain.type):
+        encode_json(document)
+
+
+def test_encode_json_refuses_a_circular_document() -> None:
+    document: dict[str, Any] = {}
+    document["self"] = [document]
+    with pytest.raises(ValueError, match="Circular reference"):
+        encode_json(document)
