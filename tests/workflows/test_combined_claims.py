@@ -15,7 +15,6 @@ from typing_extensions import Never
 
 from agentcore.errors import RunStateError
 from agentcore.workflows import (
-    CheckpointInfo,
     CheckpointRecord,
     CheckpointStore,
     InMemoryCheckpointStore,
@@ -29,7 +28,7 @@ from agentcore.workflows import (
     executor,
 )
 from tests.workflows._checkpoint_flows import BATCH, expenses
-from tests.workflows._counting_store import CountingStore
+from tests.workflows._counting_store import CountingStore, ForwardingStore
 
 pytestmark = pytest.mark.anyio
 Store = InMemoryCheckpointStore | SqliteCheckpointStore
@@ -179,13 +178,14 @@ class Crash(BaseException):
     """The process dies: nothing after it runs (no failed checkpoint, no release)."""
 
 
-class CrashingStore:
+class CrashingStore(ForwardingStore):
     """Forwards to ``inner`` (with ``SupportsCombinedClaims`` only if ``combined``) and
     dies instead of the ``crash_at``-th write of a checkpoint (counting a combined
     write as one)."""
 
     def __init__(self, inner: Store, *, crash_at: int, combined: bool) -> None:
-        self.inner = inner
+        super().__init__(inner)
+        self.store = inner
         self.crash_at = crash_at
         self.writes = 0
         if combined:
@@ -206,30 +206,7 @@ class CrashingStore:
         self, records: Sequence[CheckpointRecord], run_id: str, owner: str
     ) -> None:
         self._write()
-        await self.inner.save_and_release(records, run_id, owner)
-
-    async def load(self, run_id: str, checkpoint_id: str | None = None) -> CheckpointRecord | None:
-        return await self.inner.load(run_id, checkpoint_id)
-
-    async def list_checkpoints(self, run_id: str) -> Sequence[CheckpointInfo]:
-        return await self.inner.list_checkpoints(run_id)
-
-    async def delete(self, run_id: str) -> None:
-        await self.inner.delete(run_id)
-
-    async def save_pending_write(
-        self, run_id: str, checkpoint_id: str, ordinal: int, payload: str
-    ) -> None:
-        await self.inner.save_pending_write(run_id, checkpoint_id, ordinal, payload)
-
-    async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
-        return await self.inner.load_pending_writes(run_id, checkpoint_id)
-
-    async def claim(self, run_id: str, owner: str, ttl: float) -> bool:
-        return await self.inner.claim(run_id, owner, ttl)
-
-    async def release(self, run_id: str, owner: str) -> None:
-        await self.inner.release(run_id, owner)
+        await self.store.save_and_release(records, run_id, owner)
 
 
 def seq3(store: CheckpointStore, ran: list[str]) -> Workflow[int, str]:
