@@ -1,0 +1,134 @@
+"""The SQLite store's file across versions: a file written with the earlier schema
+(its ``(workflow, status)`` index, since dropped) still loads, lists and resumes its
+runs, and an earlier store opening a newer file finds what it expects."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from agentcore.workflows import CheckpointRecord, InMemoryCheckpointStore, SqliteCheckpointStore
+from tests.workflows._checkpoint_flows import BATCH, expenses
+
+pytestmark = pytest.mark.anyio
+
+EARLIER_SCHEMA = """
+CREATE TABLE IF NOT EXISTS agentcore_workflow_checkpoints (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    parent_id TEXT,
+    superstep INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    workflow TEXT NOT NULL,
+    version TEXT,
+    format INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    UNIQUE (run_id, checkpoint_id)
+);
+CREATE INDEX IF NOT EXISTS agentcore_workflow_checkpoints_run
+    ON agentcore_workflow_checkpoints (run_id, seq);
+CREATE INDEX IF NOT EXISTS agentcore_workflow_checkpoints_status
+    ON agentcore_workflow_checkpoints (workflow, status);
+CREATE TABLE IF NOT EXISTS agentcore_workflow_pending_writes (
+    run_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (run_id, checkpoint_id, ordinal)
+);
+CREATE TABLE IF NOT EXISTS agentcore_workflow_claims (
+    run_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
+"""
+"""The schema as stores wrote it until 2026-11-26 (with the ``(workflow, status)``
+index every save had to update)."""
+
+
+def _indexes(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
+    return {name for (name,) in rows if not name.startswith("sqlite_autoindex")}
+
+
+async def _paused_records() -> list[CheckpointRecord]:
+    """The records of a run of ``expenses`` paused on its question, as any store keeps them."""
+    memory = InMemoryCheckpointStore()
+    await expenses(memory).run(BATCH, run_id="old")
+    infos = await memory.list_checkpoints("old")
+    records = [await memory.load("old", i.checkpoint_id) for i in infos]
+    return [r for r in records if r is not None]
+
+
+def _write_earlier_file(path: Path, records: list[CheckpointRecord]) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(EARLIER_SCHEMA)
+    conn.executemany(
+        "INSERT INTO agentcore_workflow_checkpoints (run_id, checkpoint_id, parent_id, "
+        "superstep, status, workflow, version, created_at, format, payload) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                r.run_id,
+                r.checkpoint_id,
+                r.parent_id,
+                r.superstep,
+                r.status,
+                r.workflow,
+                r.workflow_version,
+                r.created_at,
+                r.format,
+                r.payload,
+            )
+            for r in records
+        ],
+    )
+    conn.execute(
+        "INSERT INTO agentcore_workflow_claims VALUES ('held', 'an earlier process', 1e12)"
+    )
+    conn.commit()
+    conn.close()
+
+
+async def test_a_file_of_the_earlier_schema_loads_lists_and_resumes_its_runs(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "earlier.db"
+    records = await _paused_records()
+    _write_earlier_file(path, records)
+    assert "agentcore_workflow_checkpoints_status" in _indexes(path)
+
+    store = SqliteCheckpointStore(path)
+    try:
+        [latest] = await store.runs(workflow=records[-1].workflow, status="paused")
+        assert latest.checkpoint_id == records[-1].checkpoint_id
+        assert await store.load("old") == records[-1]
+        assert [i.checkpoint_id for i in await store.list_checkpoints("old")] == [
+            r.checkpoint_id for r in records
+        ]
+        assert not await store.claim("held", "this process", 60)  # its claims hold too
+        workflow = expenses(store)
+        [question] = (await workflow.inspect("old")).requests
+        done = await workflow.run(responses=[question.create_response(True)], run_id="old")
+        assert done.output == "e-1=True, e-2=True"
+        assert [i.status for i in await store.list_checkpoints("old")][-1] == "completed"
+    finally:
+        store.close()
+    assert "agentcore_workflow_checkpoints_status" not in _indexes(path)
+
+    # a store of the earlier schema opening the file makes its index again and reads
+    # every row, the new ones included
+    conn = sqlite3.connect(path)
+    conn.executescript(EARLIER_SCHEMA)
+    statuses = conn.execute(
+        "SELECT status FROM agentcore_workflow_checkpoints WHERE run_id = 'old' ORDER BY seq"
+    ).fetchall()
+    conn.close()
+    assert [s for (s,) in statuses][-1] == "completed"
+    assert "agentcore_workflow_checkpoints_status" in _indexes(path)
