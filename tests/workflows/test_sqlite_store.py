@@ -1,12 +1,17 @@
-"""The SQLite store's file across versions: a file written with the earlier schema
-(its ``(workflow, status)`` index, since dropped) still loads, lists and resumes its
-runs, and an earlier store opening a newer file finds what it expects."""
+"""The SQLite store's file across versions (a file written with the earlier schema,
+its ``(workflow, status)`` index since dropped, still loads, lists and resumes its runs,
+and an earlier store opening a newer file finds what it expects), and the store's own
+thread: calls run there one at a time in the order made, from any event loop, and the
+thread ends with ``close()`` or with the store."""
 
 from __future__ import annotations
 
+import gc
 import sqlite3
+import threading
 from pathlib import Path
 
+import anyio
 import pytest
 
 from agentcore.workflows import CheckpointRecord, InMemoryCheckpointStore, SqliteCheckpointStore
@@ -132,3 +137,85 @@ async def test_a_file_of_the_earlier_schema_loads_lists_and_resumes_its_runs(
     conn.close()
     assert [s for (s,) in statuses][-1] == "completed"
     assert "agentcore_workflow_checkpoints_status" in _indexes(path)
+
+
+RECORD = CheckpointRecord("r", "ck_1", None, 1, "running", "w", None, "t", 1, "{}")
+
+
+def _store_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("agentcore-sqlite-store")]
+
+
+class _HeldStore(SqliteCheckpointStore):
+    """Holds its first save (inside the store's thread) until told, noting the thread."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.entered = threading.Event()
+        self.proceed = threading.Event()
+        self.threads: set[int] = set()
+
+    def _save(self, record: CheckpointRecord) -> None:
+        self.threads.add(threading.get_ident())
+        if not self.entered.is_set():
+            self.entered.set()
+            self.proceed.wait(30)
+        super()._save(record)
+
+    def _load(self, run_id: str, checkpoint_id: str | None) -> CheckpointRecord | None:
+        self.threads.add(threading.get_ident())
+        return super()._load(run_id, checkpoint_id)
+
+
+async def test_calls_run_in_the_stores_thread_in_the_order_made(tmp_path: Path) -> None:
+    before = _store_threads()
+    store = _HeldStore(tmp_path / "runs.db")
+    assert _store_threads() == before  # no thread until the first call
+    loaded: list[CheckpointRecord | None] = []
+
+    async def load_while_the_save_is_held() -> None:
+        await anyio.to_thread.run_sync(store.entered.wait, 30)
+        async with anyio.create_task_group() as tg:
+
+            async def load() -> None:
+                loaded.append(await store.load("r"))
+
+            tg.start_soon(load)
+            await anyio.sleep(0.05)  # the load is queued behind the held save
+            assert loaded == []
+            store.proceed.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(load_while_the_save_is_held)
+        await store.save(RECORD)
+    assert loaded == [RECORD]  # made after the save began, so it ran after it
+    [thread] = [t for t in _store_threads() if t not in before]
+    assert store.threads == {thread.ident}
+    store.close()
+    assert not thread.is_alive()  # close() joins it
+    assert _store_threads() == before
+    store.close()  # twice does nothing
+    with pytest.raises(RuntimeError, match=r"SqliteCheckpointStore\(.*\) is closed"):
+        await store.load("r")
+
+
+def test_a_store_serves_one_event_loop_after_another(tmp_path: Path) -> None:
+    store = SqliteCheckpointStore(tmp_path / "runs.db")
+    try:
+        anyio.run(store.save, RECORD, backend="asyncio")
+        assert anyio.run(store.load, "r", backend="trio") == RECORD
+        anyio.run(store.delete, "r", backend="asyncio")
+        assert anyio.run(store.load, "r", backend="trio") is None
+    finally:
+        store.close()
+
+
+def test_a_store_dropped_without_close_ends_its_thread(tmp_path: Path) -> None:
+    before = _store_threads()
+    store = SqliteCheckpointStore(tmp_path / "runs.db")
+    anyio.run(store.save, RECORD)
+    [thread] = [t for t in _store_threads() if t not in before]
+    del store
+    gc.collect()
+    thread.join(30)
+    assert not thread.is_alive()
