@@ -273,6 +273,12 @@ class WorkflowAgent:
             else {"checkpoints": self._store, "run_id": run_id}
         )
         if results or decisions:
+            if said:
+                raise RunStateError(
+                    "this turn both answers the workflow's pending requests and says "
+                    "something new; a paused workflow run takes only the answers. Send the "
+                    "answers in one run() and the new message in the next"
+                )
             if checkpoint is None:
                 raise RunStateError(
                     "function results or approval/input responses were given, but no "
