@@ -90,6 +90,7 @@ class StoreThread:
         self._calls: SimpleQueue[_Call[Any] | None] | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._finalizer: weakref.finalize[..., StoreThread] | None = None
 
     def _start(self) -> SimpleQueue[_Call[Any] | None]:
         with self._lock:
@@ -99,7 +100,7 @@ class StoreThread:
                 calls: SimpleQueue[_Call[Any] | None] = SimpleQueue()
                 thread = threading.Thread(target=_serve, args=(calls,), name=self.name, daemon=True)
                 thread.start()
-                weakref.finalize(self, calls.put, None)
+                self._finalizer = weakref.finalize(self, calls.put, None)
                 self._calls, self._thread = calls, thread
             return self._calls
 
@@ -119,14 +120,11 @@ class StoreThread:
     def stop(self) -> None:
         """End the thread once the calls already made have run, and wait for it."""
         with self._lock:
-            calls, thread = self._calls, self._thread
-            self._calls = self._thread = None
+            calls, thread, finalizer = self._calls, self._thread, self._finalizer
+            self._calls = self._thread = self._finalizer = None
+        if finalizer is not None:
+            finalizer.detach()
         if calls is not None and thread is not None:
             calls.put(None)
             if thread is not threading.current_thread():
                 thread.join()
-
-    @property
-    def running(self) -> bool:
-        """Whether the thread has been started and not stopped."""
-        return self._thread is not None
