@@ -272,7 +272,8 @@ def _release(run_id: str, owner: str) -> _Statement:
 
 
 async def _in_thread(thread: StoreThread, func: Callable[..., _T], *args: Any) -> _T:
-    """``func(*args)`` in the store's thread, waited for shielded from cancellation."""
+    """``func(*args)`` in the store's thread, waited for shielded from cancellation: the
+    one way every call goes (``tests/workflows/test_store_round_trips.py`` counts them)."""
     return await thread.call(func, *args)
 
 
@@ -295,9 +296,9 @@ class SqliteCheckpointStore:
         self._closed = False
 
     def _connection(self) -> sqlite3.Connection:
-        """The store's connection (in the store's thread, its only user)."""
-        if self._closed:
-            raise RuntimeError(f"SqliteCheckpointStore({self.path!r}) is closed")
+        """The store's connection (in the store's thread, its only user; ``_call``
+        refuses calls once the store is closed, and ``close()`` lets those already made
+        run first)."""
         conn = self._conn
         if conn is None:
             import sqlite3  # only stores that are used pay for the import

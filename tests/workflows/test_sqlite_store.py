@@ -199,6 +199,33 @@ async def test_calls_run_in_the_stores_thread_in_the_order_made(tmp_path: Path) 
         await store.load("r")
 
 
+async def test_close_lets_the_calls_already_made_finish(tmp_path: Path) -> None:
+    store = _HeldStore(tmp_path / "runs.db")
+    closed = threading.Event()
+
+    def close() -> None:
+        store.close()
+        closed.set()
+
+    async def close_while_the_save_is_held() -> None:
+        await anyio.to_thread.run_sync(store.entered.wait, 30)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(anyio.to_thread.run_sync, close)
+            await anyio.sleep(0.05)
+            assert not closed.is_set()  # close() waits for the save
+            store.proceed.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(close_while_the_save_is_held)
+        await store.save(RECORD)  # completes: it was made before close()
+    assert closed.is_set()
+    with sqlite3.connect(tmp_path / "runs.db") as conn:
+        rows = conn.execute("SELECT checkpoint_id FROM agentcore_workflow_checkpoints").fetchall()
+    assert rows == [("ck_1",)]
+    with pytest.raises(RuntimeError, match="is closed"):
+        await store.save(RECORD)
+
+
 def test_a_store_serves_one_event_loop_after_another(tmp_path: Path) -> None:
     store = SqliteCheckpointStore(tmp_path / "runs.db")
     try:
