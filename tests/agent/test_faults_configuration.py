@@ -145,6 +145,25 @@ async def test_a_single_run_middleware_not_in_a_list_is_refused(stream: bool) ->
     assert client.requests == []
 
 
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("middleware", "said"),
+    [
+        (_no_call_next, r"_no_call_next.* needs a call_next parameter"),
+        (_says_chat_but_takes_agent, r"marked as chat middleware, but .* AgentContext"),
+    ],
+    ids=["no-call-next", "decorator-fn"],
+)
+async def test_malformed_run_middleware_is_refused_when_run_is_called(
+    stream: bool, middleware: Any, said: str
+) -> None:
+    client = ScriptedChatClient(["unused"])
+
+    with pytest.raises(TypeError, match=said):
+        Agent(client).run("hi", stream=stream, middleware=[middleware])
+    assert client.requests == []
+
+
 def test_a_tool_loop_checks_its_middleware_too() -> None:
     with pytest.raises(TypeError, match="needs a call_next parameter"):
         ToolLoop(ScriptedChatClient([]), middleware=[_ProcessWithoutCallNext()])  # type: ignore[list-item]  # the mistake under test
