@@ -85,16 +85,24 @@ def check_session_store(session: AgentSession, store: object, agent_name: str | 
     )
 
 
-def check_paused_tools(paused: PausedRun, tools: Sequence[Any]) -> None:
-    """Refuse to resume ``paused`` on tools that lack a call waiting on the caller.
+def check_paused_tools(
+    paused: PausedRun,
+    tools: Sequence[Any],
+    decisions: Sequence[FunctionApprovalResponseContent | UserInputResponseContent],
+) -> None:
+    """Refuse to resume ``paused`` on tools that lack a call the caller approved or answered.
 
-    The approved (or answered) call would be told "no such tool" instead of running, so
-    this is raised before anything runs and the session keeps its paused run.
+    That call would be told "no such tool" instead of running, so this is raised before
+    anything runs and the session keeps its paused run. A rejected call needs no tool
+    (it is told it was rejected), so a rejection always goes through.
     """
+    going = {
+        d.id for d in decisions if not isinstance(d, FunctionApprovalResponseContent) or d.approved
+    }
     names = {name for tool in tools if (name := getattr(tool, "name", None)) is not None}
     for request in paused.requests:
         call = request.function_call
-        if call.name not in names:
+        if request.id in going and call.name not in names:
             available = ", ".join(sorted(names)) or "none"
             raise RunStateError(
                 f"the session's paused run waits to run tool {call.name!r} (call "
