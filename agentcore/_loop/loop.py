@@ -155,7 +155,10 @@ class ToolLoop:
 
 def _check_messages(messages: object) -> None:
     """Refuse what is not a sequence of messages, here rather than deep in the loop."""
-    if isinstance(messages, (str, bytes, Message)) or not isinstance(messages, Sequence):
+    kind = type(messages)
+    if (kind is not list and kind is not tuple) and (
+        isinstance(messages, (str, bytes, Message)) or not isinstance(messages, Sequence)
+    ):
         raise TypeError(
             "ToolLoop.get_response takes a list of Message, got "
             f"{type(messages).__name__} {messages!r:.60}; wrap it: [Message('user', ...)]"
