@@ -11,6 +11,7 @@ unions and ``Optional``; ``Literal``; ``Enum``; attrs classes, dataclasses and
 recognised by shape); ``Annotated[X, "description"]``.
 """
 
+from agentcore.tools._arguments import read_arguments
 from agentcore.tools._context import ToolContext, UserInputRequired
 from agentcore.tools._errors import ToolArgumentsError
 from agentcore.tools._function_tool import ApprovalMode, FunctionTool, tool
@@ -26,5 +27,6 @@ __all__ = [
     "ToolResult",
     "UserInputRequired",
     "normalize_tools",
+    "read_arguments",
     "tool",
 ]

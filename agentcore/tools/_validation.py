@@ -19,7 +19,6 @@ got 3"``. This module imports cattrs, so ``agentcore.tools`` imports it lazily.
 from __future__ import annotations
 
 import enum
-import json
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn, cast
@@ -29,7 +28,7 @@ import typing_extensions
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 from cattrs.gen import make_dict_structure_fn
 
-from agentcore._types.json_arguments import STRICT_DECODER, NotJsonNumber
+from agentcore.tools._arguments import read_arguments, show_value
 from agentcore.tools._errors import ToolArgumentsError
 from agentcore.tools._signature import ToolParameter
 from agentcore.tools._types import (
@@ -71,18 +70,13 @@ class _ItemErrors(ValueError):
         self.errors = errors
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _expected(hint: Any, value: Any) -> NoReturn:
-    raise _Invalid(f"expected {render_type(hint)}, got {_show(value)}")
+    raise _Invalid(f"expected {render_type(hint)}, got {show_value(value)}")
 
 
 def _one_of(values: Sequence[Any], value: Any) -> NoReturn:
     allowed = ", ".join(repr(item) for item in values)
-    raise _Invalid(f"must be one of {allowed}, got {_show(value)}")
+    raise _Invalid(f"must be one of {allowed}, got {show_value(value)}")
 
 
 def _same(expected: Any, value: Any) -> bool:
@@ -293,7 +287,7 @@ def _mapping_hook(hint: Any, converter: cattrs.Converter) -> Hook:
         errors: list[tuple[str, BaseException]] = []
         for key, item in value.items():
             if not isinstance(key, str):
-                errors.append((f"[{key!r}]", _Invalid(f"keys must be str, got {_show(key)}")))
+                errors.append((f"[{key!r}]", _Invalid(f"keys must be str, got {show_value(key)}")))
                 continue
             try:
                 result[key] = value_hook(item, value_hint)
@@ -313,7 +307,7 @@ def _record_hook(cls: Any, converter: cattrs.Converter) -> Hook:
         if isinstance(value, cls):
             return value
         if not isinstance(value, Mapping):
-            raise _Invalid(f"expected an object, got {_show(value)}")
+            raise _Invalid(f"expected an object, got {show_value(value)}")
         return inner(cast("Mapping[str, Any]", value), cls)
 
     return structure_record
@@ -327,7 +321,7 @@ def _typeddict_hook(cls: Any, converter: cattrs.Converter) -> Hook:
 
     def structure_typeddict(value: Any, _: Any) -> Any:
         if not is_mapping(value):
-            raise _Invalid(f"expected an object, got {_show(value)}")
+            raise _Invalid(f"expected an object, got {show_value(value)}")
         given = value
         result: dict[str, Any] = {}
         errors: list[tuple[str, BaseException]] = []
@@ -495,47 +489,4 @@ class ArgumentParser:
         return result
 
     def _load(self, raw: str | bytes | Mapping[str, Any]) -> Mapping[Any, Any]:
-        if isinstance(raw, str) and raw:
-            try:
-                data: Any = STRICT_DECODER.decode(raw)  # the usual case: a JSON object in a str
-            except (json.JSONDecodeError, NotJsonNumber, RecursionError):
-                pass  # reported with detail below
-            else:
-                if isinstance(data, dict):
-                    return data  # pyright: ignore[reportUnknownVariableType] # parsed JSON
-        if isinstance(raw, Mapping):
-            return raw
-        if not isinstance(raw, (str, bytes, bytearray)):
-            raise TypeError(
-                f"arguments for tool {self._tool_name!r} must be a JSON string or a mapping, "
-                f"got {type(raw).__name__}"
-            )
-        if not raw.strip():
-            return {}  # some models send "" for a call without arguments
-        try:
-            text = (
-                raw
-                if isinstance(raw, str)
-                else raw.decode(json.detect_encoding(raw), "surrogatepass")
-            )
-            data = STRICT_DECODER.decode(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ToolArgumentsError(
-                f"arguments are not valid JSON: {exc}", tool_name=self._tool_name
-            ) from None
-        except NotJsonNumber as exc:
-            raise ToolArgumentsError(
-                f"arguments are not valid JSON: {exc} is not a JSON number; send a finite "
-                "number (or a string)",
-                tool_name=self._tool_name,
-            ) from None
-        except RecursionError:
-            raise ToolArgumentsError(
-                "arguments are nested too deeply to read; send a flatter JSON object",
-                tool_name=self._tool_name,
-            ) from None
-        if not isinstance(data, dict):
-            raise ToolArgumentsError(
-                f"arguments must be a JSON object, got {_show(data)}", tool_name=self._tool_name
-            )
-        return data  # pyright: ignore[reportUnknownVariableType] # parsed JSON
+        return read_arguments(raw, tool_name=self._tool_name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 from agentcore import ToolContext, ToolResult
-from agentcore.tools import ApprovalMode, ToolArgumentsError
+from agentcore.tools import ApprovalMode, ToolArgumentsError, read_arguments
 
 if TYPE_CHECKING:
     from agentcore_mcp._toolset import MCPToolset
@@ -99,18 +98,7 @@ class MCPFunctionTool:
         Raises :class:`~agentcore.tools.ToolArgumentsError` naming each problem by
         its path (``"a: 'x' is not of type 'integer'"``); nothing is sent then.
         """
-        if isinstance(raw, (str, bytes)):
-            try:
-                value: object = json.loads(raw) if raw.strip() else {}
-            except ValueError as exc:
-                raise ToolArgumentsError(f"the arguments are not valid JSON: {exc}") from None
-        else:
-            value = dict(raw)
-        if not isinstance(value, dict):
-            raise ToolArgumentsError(
-                f"the arguments must be a JSON object, got {type(value).__name__}"
-            )
-        arguments: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]  # a JSON object
+        arguments = dict(read_arguments(raw, tool_name=self.name))
         problems = [
             f"{'.'.join(str(p) for p in error.absolute_path) or '(arguments)'}: {error.message}"
             for error in self._schema_validator().iter_errors(arguments)

@@ -201,6 +201,31 @@ async def test_bad_arguments_are_rejected_before_any_request(fixture_url: str) -
     assert "a: 'x' is not of type 'integer'" in result.result
 
 
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        ('{"a": NaN, "b": 1}', "NaN is not a JSON number"),
+        ('{"a": Infinity, "b": 1}', "Infinity is not a JSON number"),
+        ('{"a": ' * 100_000 + "1" + "}" * 100_000, "nested too deeply"),
+        ("[1, 2]", "must be a JSON object"),
+    ],
+    ids=["nan", "infinity", "deep", "not an object"],
+)
+async def test_arguments_json_does_not_allow_are_an_error_result_the_model_sees(
+    fixture_url: str, arguments: str, said: str
+) -> None:
+    client = ScriptedChatClient([call_turn("add", arguments), answer_turn("oops")])
+    agent = Agent(client, tools=[MCPToolset.http(fixture_url)])
+
+    async with agent:
+        response = await agent.run("add")
+
+    result = _result(response)
+    assert result.error == "invalid arguments"
+    assert said in result.result
+    assert response.text == "oops"  # the run went on, the model told
+
+
 async def test_a_timeout_is_a_timeout_result_and_the_next_call_works(fixture_url: str) -> None:
     client = ScriptedChatClient(
         [
