@@ -105,8 +105,9 @@ async def stream_source(
                         await updates.aclose()
                         await runner.interrupted(error)
                         raise
-                    if runner.claim is not None:  # a committed superstep renews the claim
-                        await runner.claim.renew()
+                    claim = runner.claim
+                    if claim is not None and claim.due():  # a committed superstep renews it
+                        await claim.renew()
             except RunFailure as failure:
                 while sent < len(events):
                     yield events[sent]

@@ -75,14 +75,23 @@ def _provides(store: object, members: tuple[str, ...], protocol: type[Any]) -> b
     """``isinstance(store, protocol)``, cheap when the store's class defines the
     protocol's methods: on Python 3.11 every ``isinstance`` against a runtime-checkable
     protocol collects the protocol's members anew (10-25 µs, paid once per run even
-    without a store). Anything else (an instance attribute, ``__getattr__``) still
-    gets the full check."""
+    without a store). A class found to define them is remembered (a run asks three
+    times). Anything else (an instance attribute, ``__getattr__``) still gets the full
+    check."""
     if store is None:
         return False
     cls = type(store)
-    if all(getattr(cls, name, None) is not None for name in members):
+    if (cls, members) in _DEFINES:
         return True
-    return isinstance(store, protocol)
+    for name in members:
+        if getattr(cls, name, None) is None:
+            return isinstance(store, protocol)
+    _DEFINES.add((cls, members))
+    return True
+
+
+_DEFINES: set[tuple[type[Any], tuple[str, ...]]] = set()
+"""(store class, protocol members) pairs whose class defines every member."""
 
 
 T = TypeVar("T")
@@ -238,11 +247,16 @@ class RunClaim:
         self.held = True
         return found
 
+    def due(self) -> bool:
+        """Whether the claim is to be renewed at this barrier: held, and a tenth of its
+        ttl has passed since it was last taken, so every superstep starts with at least
+        90% of the ttl ahead of it, and a run of quick supersteps does not pay a store
+        write for each. (Asked before awaiting :meth:`renew`: most barriers need not.)"""
+        return self.held and time.monotonic() - self._taken_at >= self.ttl / 10
+
     async def renew(self) -> None:
-        """At a barrier: renew the claim once a tenth of its ttl has passed since it
-        was last taken, so every superstep starts with at least 90% of the ttl ahead
-        of it, and a run of quick supersteps does not pay a store write for each."""
-        if self.held and time.monotonic() - self._taken_at >= self.ttl / 10:
+        """At a barrier: renew the claim if it is :meth:`due`."""
+        if self.due():
             await self.take()
 
     async def release(self) -> None:

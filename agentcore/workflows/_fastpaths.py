@@ -365,11 +365,10 @@ class RecordWriter:
             text = f'{{"type":{_quote(message["type"])},"value":{_quote(value)}}}'
         else:
             text = encode_json(message)
-        sources = ",".join([_quote(source) for source in env.sources])
-        a, b, c = env.key
+        a, b, c = env.key  # the engine's ints
         return (
-            f'{{"target":{_quote(env.target)},"sources":[{sources}],'
-            f'"key":[{int(a)},{int(b)},{int(c)}],"message":{text}}}'
+            f'{{"target":{_quote(env.target)},"sources":[{",".join(map(_quote, env.sources))}],'
+            f'"key":[{a},{b},{c}],"message":{text}}}'
         )
 
     def record(

@@ -191,8 +191,9 @@ class Runner(Invocations):
         except BaseException as error:
             await self.interrupted(error)
             raise
-        if self.claim is not None:  # a superstep that committed renews the run's claim
-            await self.claim.renew()
+        claim = self.claim
+        if claim is not None and claim.due():  # a committed superstep renews the claim
+            await claim.renew()
 
     async def interrupted(self, error: BaseException) -> None:
         """After a superstep raised ``error``: a failure saves the failed checkpoint, a
