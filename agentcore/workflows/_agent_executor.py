@@ -286,9 +286,13 @@ class AgentExecutor:
         decisions = Message("user", [mine[i] for i in ids])
         # An agent that keeps the conversation itself (a history store, or a service's
         # conversation) stored the inputs with the paused turn: it gets the decisions
-        # alone, else the model would read the inputs twice.
-        remembers = getattr(self._agent, "history", None) is not None or bool(
-            session.service_conversation_id
+        # alone, else the model would read the inputs twice. So does one that keeps its
+        # pause elsewhere than ``session.paused`` (a workflow agent keeps its paused run
+        # in the session's state, and refuses new input beside the answers).
+        remembers = (
+            getattr(self._agent, "history", None) is not None
+            or bool(session.service_conversation_id)
+            or session.paused is None
         )
         again = () if remembers else inputs
         with calling_agent(ctx._id_source()):

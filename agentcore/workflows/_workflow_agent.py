@@ -38,7 +38,7 @@ from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn, caller_ids, check_answer
 from agentcore.workflows._codec import type_key
-from agentcore.workflows._ids import NO_DEPS, IdSource
+from agentcore.workflows._ids import NO_DEPS, IdSource, RandomIds
 from agentcore.workflows._request_info import (
     REQUEST_INFO_TOOL,
     REQUEST_INFO_TOOL_NAME,
@@ -103,6 +103,17 @@ def _messages_of(value: object) -> list[Message]:
         items = cast("Sequence[object]", value)
         return [m for m in items if isinstance(m, Message)]
     raise TypeError(f"a workflow agent cannot turn a {type(value).__qualname__} into messages")
+
+
+def _with_ids(messages: list[Message], ids: IdSource | None) -> list[Message]:
+    """Each message an id where it has none (from ``ids``, the calling run's source, else
+    random): a caller folding the turn's streamed updates (``AgentResponse.from_updates``)
+    would otherwise read two adjacent messages of one role as one."""
+    source = ids if ids is not None else RandomIds()
+    return [
+        m if m.message_id is not None else attrs.evolve(m, message_id=f"msg_{source.token(12)}")
+        for m in messages
+    ]
 
 
 def _inputs(messages: object) -> list[Message]:
@@ -273,6 +284,12 @@ class WorkflowAgent:
             else {"checkpoints": self._store, "run_id": run_id}
         )
         if results or decisions:
+            if said:
+                raise RunStateError(
+                    "this turn both answers the workflow's pending requests and says "
+                    "something new; a paused workflow run takes only the answers. Send the "
+                    "answers in one run() and the new message in the next"
+                )
             if checkpoint is None:
                 raise RunStateError(
                     "function results or approval/input responses were given, but no "
@@ -298,6 +315,8 @@ class WorkflowAgent:
         asked = [_asked(r, pass_through) for r in result.requests]
         if asked:
             out.append(Message("assistant", asked))
+        if len(out) > 1:
+            out = _with_ids(out, ids)
         return AgentResponse(messages=tuple(out), agent_name=self._name)
 
     async def _saved_run(self, saved: Any) -> tuple[str | None, WorkflowCheckpoint | None]:
@@ -412,7 +431,10 @@ async def _as_stream(
     async def updates() -> AsyncIterator[AgentResponseUpdate]:
         for message in response.messages:
             yield AgentResponseUpdate(
-                message.contents, message.role, agent_name=response.agent_name
+                message.contents,
+                message.role,
+                agent_name=response.agent_name,
+                message_id=message.message_id,
             )
 
     return ResponseStream(updates(), finalizer=lambda _: response)

@@ -10,6 +10,7 @@ import pytest
 from typing_extensions import Never
 
 from agentcore import (
+    AgentResponse,
     AgentSession,
     FunctionCallContent,
     FunctionInvocationConfiguration,
@@ -153,6 +154,30 @@ async def test_streaming_workflow_agent_final_equals_non_streaming() -> None:
     final = await stream.get_final_response()
     assert final.text == plain.text == "filed 40"
     assert "".join(u.text for u in updates) == "filed 40"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_turn_of_several_messages_folds_back_into_as_many(stream: bool) -> None:
+    @executor
+    async def two_outputs(text: str, ctx: WorkflowContext[Never, str]) -> None:
+        await ctx.yield_output(f"first: {text}")
+        await ctx.yield_output(f"second: {text}")
+
+    agent = WorkflowBuilder(two_outputs, name="two").build().as_agent()
+    if stream:
+        running = agent.run("go", stream=True)
+        updates = [u async for u in running]
+        response = await running.get_final_response()
+        # what a caller folding the updates itself reads: the same two messages
+        folded = AgentResponse.from_updates(updates)
+        assert [m.text for m in folded.messages] == ["first: go", "second: go"]
+        assert [m.message_id for m in folded.messages] == [m.message_id for m in response.messages]
+    else:
+        response = await agent.run("go")
+    assert [m.text for m in response.messages] == ["first: go", "second: go"]
+    first, second = (m.message_id for m in response.messages)
+    assert None not in (first, second)
+    assert first != second
 
 
 async def test_as_agent_refuses_unconvertible_input_or_output_types() -> None:

@@ -173,6 +173,29 @@ async def test_answers_that_are_not_pending_or_not_the_requests_own_are_refused(
         await agent.run(Message("user", [question.create_response(True)]), session=session)
 
 
+@pytest.mark.parametrize("together", [True, False], ids=["one message", "two messages"])
+async def test_answers_with_new_text_in_the_same_turn_are_refused_and_nothing_is_lost(
+    stream: bool, store: CheckpointStore | None, together: bool
+) -> None:
+    bank = Bank(SEND, "Done: sent 120.")
+    agent = bank.workflow().as_agent(name="desk", checkpoints=store)
+    session = agent.create_session()
+    paused = await turn(agent, "send Grace 120", session, stream)
+    [question] = paused.approval_requests
+    answer = question.create_response(True)
+    mixed: Any = (
+        Message("user", [answer, *Message("user", "and pay Bob too").contents])
+        if together
+        else [Message("user", [answer]), Message("user", "and pay Bob too")]
+    )
+    with pytest.raises(RunStateError, match="answers in one run\\(\\) and the new message"):
+        await turn(agent, mixed, session, stream)
+    assert bank.sent == []  # nothing ran, and the request is still pending
+    done = await turn(agent, Message("user", [answer]), session, stream)
+    assert bank.sent == [("Grace", 120)]
+    assert done.text == "Done: sent 120."
+
+
 async def test_an_approval_passes_through_a_nested_workflow_agent_unchanged(stream: bool) -> None:
     bank = Bank(SEND, "Done: sent 120.")
     inner = bank.workflow().as_agent(name="inner")
