@@ -305,8 +305,10 @@ class RecordWriter:
     record (one ``str`` message on the inbox): 97.6k instructions built as before (a
     frozen copy of the state, a checkpoint value, then the record with the state run
     through the encoder), 153.7k through ``CheckpointRecord.of`` as it is now
-    (``to_json``), 45.1k written here from the live state; seq-3 with an
-    ``InMemoryCheckpointStore``, 559.8k instructions per run before, 430.9k after.
+    (``to_json``), 40.0k written here from the live state; seq-3 with an
+    ``InMemoryCheckpointStore``, 559.2k instructions per run before, 403.9k after
+    (with the smaller cuts listed beside it in docs/performance.md, "Checkpoint
+    records written from the live state").
     ``tests/workflows/test_fastpaths.py`` and the property test of
     ``test_checkpoint_property.py`` compare both ways."""
 
