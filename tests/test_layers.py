@@ -13,6 +13,7 @@ There is no list of exceptions: the kernel has no upward import and no import cy
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -220,3 +221,42 @@ def test_a_new_top_level_module_has_no_floor_until_it_is_placed() -> None:
     assert group_of("agentcore.durable") == group_of("agentcore._durable.store") == "durable"
     assert group_of("agentcore.observers") == "observers"
     assert floor_of("workflows") > floor_of("_agent") > floor_of("_loop")
+
+
+ARCHITECTURE_PAGE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+
+
+def documented_floors(page: str) -> list[tuple[int, set[str]]]:
+    """(floor, groups) per row of the floor table of ``docs/architecture.md``."""
+    rows: list[tuple[int, set[str]]] = []
+    for line in page.splitlines():
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) > 3 and cells[1].isdigit():
+            names = set(re.findall(r"`([^`]+)`", cells[2]))
+            rows.append((int(cells[1]), {_group_name(name) for name in names}))
+    return rows
+
+
+def _group_name(documented: str) -> str:
+    if documented == "agentcore/__init__.py":
+        return FACE
+    return documented.rstrip("/*")
+
+
+def test_the_architecture_page_shows_the_floors_of_this_check() -> None:
+    assert documented_floors(ARCHITECTURE_PAGE.read_text(encoding="utf-8")) == [
+        (level, set(groups)) for level, groups in enumerate(FLOORS)
+    ], "docs/architecture.md's floor table and FLOORS in tests/test_layers.py differ"
+
+
+def test_each_sub_package_says_what_lives_there_and_on_which_floor() -> None:
+    for init in sorted(KERNEL.glob("*/__init__.py")):
+        group = init.parent.name
+        docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert docstring, f"agentcore/{group}/__init__.py has no docstring saying what lives there"
+        said = re.match(r"Floor (\d+) of the kernel", docstring)
+        if said is not None:
+            assert int(said[1]) == floor_of(group), (
+                f"agentcore/{group}/__init__.py says floor {said[1]}; it is on floor "
+                f"{floor_of(group)} (FLOORS in tests/test_layers.py)"
+            )

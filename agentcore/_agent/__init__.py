@@ -1,4 +1,4 @@
-"""Floor 10 of the kernel: the ``Agent`` and its runs.
+"""Floor 12 of the kernel: the ``Agent`` and its runs.
 
 ``agent.py`` is the class (configuration, validation, ``run`` dispatch); ``run.py`` is
 ``AgentRun``, one object per run that holds both modes (prepare, run the tool loop,

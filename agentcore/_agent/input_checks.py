@@ -85,16 +85,24 @@ def check_session_store(session: AgentSession, store: object, agent_name: str | 
     )
 
 
-def check_paused_tools(paused: PausedRun, tools: Sequence[Any]) -> None:
-    """Refuse to resume ``paused`` on tools that lack a call waiting on the caller.
+def check_paused_tools(
+    paused: PausedRun,
+    tools: Sequence[Any],
+    decisions: Sequence[FunctionApprovalResponseContent | UserInputResponseContent],
+) -> None:
+    """Refuse to resume ``paused`` on tools that lack a call the caller approved or answered.
 
-    The approved (or answered) call would be told "no such tool" instead of running, so
-    this is raised before anything runs and the session keeps its paused run.
+    That call would be told "no such tool" instead of running, so this is raised before
+    anything runs and the session keeps its paused run. A rejected call needs no tool
+    (it is told it was rejected), so a rejection always goes through.
     """
+    going = {
+        d.id for d in decisions if not isinstance(d, FunctionApprovalResponseContent) or d.approved
+    }
     names = {name for tool in tools if (name := getattr(tool, "name", None)) is not None}
     for request in paused.requests:
         call = request.function_call
-        if call.name not in names:
+        if request.id in going and call.name not in names:
             available = ", ".join(sorted(names)) or "none"
             raise RunStateError(
                 f"the session's paused run waits to run tool {call.name!r} (call "
@@ -110,15 +118,19 @@ def checked_input(
     """``messages`` checked, with results owed to the history's last calls first.
 
     Raises :class:`~agentcore.errors.RunStateError` for a call or a result outside
-    its place (calls belong to assistant messages, results to tool messages) and for
-    a result that answers no call made before it. ``service_history`` says the
+    its place (calls belong to assistant messages, results to tool messages), for a
+    call whose id an earlier call has, and for a result that answers no call made
+    before it or a call already answered. ``service_history`` says the
     service keeps the conversation, so calls made earlier are not known here;
     ``paused`` that the history's last calls wait for the caller's decisions (the
     resume answers them).
     """
     if not messages:
         return messages
-    issued: set[str] | None = None  # the calls made before, gathered only if needed
+    # The ids of the calls made and answered before, gathered only if the input holds
+    # calls or results (a plain user message never needs them).
+    issued: set[str] | None = None
+    answered: set[str] = set()
     tool_turns = False  # whether the input holds calls or tool messages
     for position, message in enumerate(messages):
         if message.role == "tool":
@@ -133,8 +145,16 @@ def checked_input(
                         "or leave it out"
                     )
                 tool_turns = True
-                if issued is not None:
-                    issued.add(content.call_id)
+                if issued is None:
+                    issued, answered = _ids_before(history, messages, position)
+                if content.call_id in issued:
+                    raise RunStateError(
+                        f"input message {position} makes call {content.call_id!r} "
+                        f"({content.name!r}), but an earlier message of this conversation "
+                        "already made a call with that id; give each call its own id, or "
+                        "leave out what the session already holds"
+                    )
+                issued.add(content.call_id)
             elif isinstance(content, FunctionResultContent):
                 if message.role != "tool":
                     raise RunStateError(
@@ -143,28 +163,39 @@ def checked_input(
                         "Message('tool', [result])"
                     )
                 if issued is None:
-                    issued = _calls_before(history, messages, position)
+                    issued, answered = _ids_before(history, messages, position)
                 if content.call_id not in issued and not service_history:
                     raise RunStateError(
                         f"input message {position} holds a result for call "
                         f"{content.call_id!r}, which no earlier message of this conversation "
                         "made; pass the session that holds the call, or leave the result out"
                     )
+                if content.call_id in answered:
+                    raise RunStateError(
+                        f"input message {position} holds a result for call "
+                        f"{content.call_id!r}, which already has one in this conversation "
+                        "(a call has exactly one result); leave it out"
+                    )
+                answered.add(content.call_id)
     if paused:
         return messages
     return _owed_results_first(history, messages, tool_turns)
 
 
-def _calls_before(
+def _ids_before(
     history: Sequence[Message], messages: Sequence[Message], position: int
-) -> set[str]:
-    """The ids of the calls made in ``history`` and in ``messages`` before ``position``."""
-    return {
-        c.call_id
-        for m in (*history, *messages[:position])
-        for c in m.contents
-        if isinstance(c, FunctionCallContent)
-    }
+) -> tuple[set[str], set[str]]:
+    """The ids of the calls made, and of the calls answered, in ``history`` and in
+    ``messages`` before ``position``."""
+    made: set[str] = set()
+    answered: set[str] = set()
+    for message in (*history, *messages[:position]):
+        for content in message.contents:
+            if isinstance(content, FunctionCallContent):
+                made.add(content.call_id)
+            elif isinstance(content, FunctionResultContent):
+                answered.add(content.call_id)
+    return made, answered
 
 
 def _owed_results_first(

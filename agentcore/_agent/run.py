@@ -428,7 +428,7 @@ class AgentRun:
                 tool_index = self.runtime.tool_index(agent_tools)
             options["tools"] = run_tools
         if decisions and pending is not None:
-            check_paused_tools(pending, run_tools or ())
+            check_paused_tools(pending, run_tools or (), decisions)
         if session is not None and session.service_conversation_id:
             options.setdefault("conversation_id", session.service_conversation_id)
         self.input = stored

@@ -1,4 +1,4 @@
-"""Floor 9 of the kernel: the tool loop.
+"""Floor 11 of the kernel: the tool loop.
 
 ``state.py`` is the loop's state and what it adds up to, at the bottom of the package so
 the loop's steps import it and nothing imports upward: ``model_call.py`` (one model call

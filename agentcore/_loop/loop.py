@@ -12,7 +12,7 @@ valid: every function call has its result before the next request.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from agentcore._loop.config import (
     DEFAULT_CONFIGURATION,
@@ -42,6 +42,7 @@ from agentcore._types.contents import (
     UsageContent,
 )
 from agentcore._types.messages import Message
+from agentcore._types.options import merge_options
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore._types.usage import Usage
 from agentcore.middleware._pipeline import Pipelines, middleware_list
@@ -130,7 +131,8 @@ class ToolLoop:
         options: Mapping[str, Any] | None = None,
         stream: bool = False,
     ) -> Awaitable[ChatResponse[Any]] | ResponseStream[ChatResponseUpdate, ChatResponse[Any]]:
-        opts = dict(options or {})
+        _check_messages(messages)
+        opts = merge_options(options)  # refuses a non-mapping here, where it was given
         if opts.get("tools"):
             opts["tools"] = normalize_tools(opts["tools"])
         transcript, pending, decisions = paused_in_messages(messages)
@@ -149,6 +151,25 @@ class ToolLoop:
         if stream:
             return open_stream(state)
         return run_to_end(state)
+
+
+def _check_messages(messages: object) -> None:
+    """Refuse what is not a sequence of messages, here rather than deep in the loop."""
+    kind = type(messages)
+    if (kind is not list and kind is not tuple) and (
+        isinstance(messages, (str, bytes, Message)) or not isinstance(messages, Sequence)
+    ):
+        raise TypeError(
+            "ToolLoop.get_response takes a list of Message, got "
+            f"{type(messages).__name__} {messages!r:.60}; wrap it: [Message('user', ...)]"
+        )
+    items = cast("Sequence[object]", messages)
+    for position, message in enumerate(items):
+        if not isinstance(message, Message):
+            raise TypeError(
+                f"ToolLoop.get_response takes a list of Message; item {position} is "
+                f"{type(message).__name__} {message!r:.60}"
+            )
 
 
 async def run_quietly(state: LoopRun) -> None:

@@ -236,6 +236,15 @@ async def invoke_call(state: LoopState, call: FunctionCallContent) -> Outcome:
         return error_outcome(
             call, f"Error: invalid arguments for {call.name}: {exc}", "invalid arguments"
         )
+    except RecursionError:
+        # A tool of another shape read the model's arguments with plain ``json``: nesting
+        # too deep for it is the model's mistake to report, not a failure of the run.
+        return error_outcome(
+            call,
+            f"Error: invalid arguments for {call.name}: arguments are nested too deeply to "
+            "read; send a flatter JSON object",
+            "invalid arguments",
+        )
 
     observers = state.observers if state.observers else None
     run = state.run

@@ -135,7 +135,52 @@ def load_pause(session: AgentSession) -> PausedRun | None:
     """
     if PENDING_KEY in session.state or LOCALS_KEY in session.state:
         _adopt_legacy_pause(session, strict=True)
-    return session.paused
+    paused = session.paused
+    if paused is not None:
+        _check_pause(paused)
+    return paused
+
+
+def _check_pause(paused: object) -> None:
+    """Refuse a paused run that does not hold together (assigned or edited by hand).
+
+    Resumed as it is, it would run calls nobody approved or store results that answer
+    no call; refused, the session and its history stay as they were.
+    """
+    problem = _pause_problem(paused)
+    if problem is not None:
+        raise RunStateError(
+            f"the paused run of this session (session.paused) is corrupt: {problem}. "
+            "Restore it from a good copy of the session, or set session.paused = None "
+            "to give up the paused run"
+        )
+
+
+def _pause_problem(paused: object) -> str | None:
+    if not isinstance(paused, PausedRun):
+        return f"it is a {type(paused).__name__}, not a PausedRun"
+    # Typed, but assigned or edited by hand: the items are checked as well.
+    calls: list[object] = list(paused.calls)
+    requests: list[object] = list(paused.requests)
+    completed: list[object] = list(paused.completed)
+    ids = [c.call_id for c in calls if isinstance(c, FunctionCallContent)]
+    if not calls:
+        return "it holds no function calls"
+    if len(ids) != len(calls):
+        return "it holds something other than function calls among its calls"
+    if len(set(ids)) != len(ids):
+        return "two of its calls share a call id"
+    if not requests:
+        return "it waits on no request"
+    for request in requests:
+        if not isinstance(request, (FunctionApprovalRequestContent, UserInputRequestContent)):
+            return f"it waits on a {type(request).__name__}, not a request"
+        if request.function_call not in calls:
+            return f"request {request.id!r} asks about a call the paused run does not hold"
+    for result in completed:
+        if not isinstance(result, FunctionResultContent) or result.call_id not in ids:
+            return f"a completed result answers no call it holds: {result!r}"
+    return None
 
 
 def saved_locals(session: AgentSession) -> dict[str, Any] | None:

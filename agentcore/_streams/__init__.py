@@ -1,4 +1,4 @@
-"""Floor 2 of the kernel: ``ResponseStream``, the one stream type of every scope.
+"""Floor 3 of the kernel: ``ResponseStream``, the one stream type of every scope.
 
 ``stream.py`` holds the public class (construction, ``map``, hooks, the final value,
 closing) and its per-chunk loop; ``reader.py`` holds the engine it runs on (the

@@ -16,6 +16,7 @@ import attrs
 
 from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
+from agentcore._types.json_arguments import STRICT_DECODER, NotJsonNumber
 from agentcore._types.usage import Usage
 
 __all__ = [
@@ -177,16 +178,28 @@ class FunctionCallContent:
     type: Literal["function_call"] = attrs.field(default="function_call", init=False)
 
     def parse_arguments(self) -> dict[str, Any]:
-        """The arguments as a dict; raises ``ValueError`` if they are not a JSON object."""
+        """The arguments as a dict.
+
+        Raises ``ValueError`` if they are not a JSON object: text that is not JSON, a
+        number JSON does not have (``NaN``, ``Infinity``), or nesting too deep to read
+        (a model sends these; Python's ``json`` alone would read the first and raise
+        ``RecursionError`` on the last).
+        """
         args = self.arguments
         if isinstance(args, Mapping):
             return dict(args)
         if not args.strip():
             return {}
         try:
-            parsed = json.loads(args)
+            parsed = STRICT_DECODER.decode(args)
         except json.JSONDecodeError as exc:
             raise ValueError(f"arguments of {self.name!r} are not valid JSON: {exc}") from exc
+        except NotJsonNumber as exc:
+            raise ValueError(
+                f"arguments of {self.name!r} are not valid JSON: {exc} is not a JSON number"
+            ) from None
+        except RecursionError:
+            raise ValueError(f"arguments of {self.name!r} are nested too deeply to read") from None
         if not isinstance(parsed, dict):
             raise ValueError(
                 f"arguments of {self.name!r} must be a JSON object, got {type(parsed).__name__}"

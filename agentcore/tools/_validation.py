@@ -29,6 +29,7 @@ import typing_extensions
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 from cattrs.gen import make_dict_structure_fn
 
+from agentcore._types.json_arguments import STRICT_DECODER, NotJsonNumber
 from agentcore.tools._errors import ToolArgumentsError
 from agentcore.tools._signature import ToolParameter
 from agentcore.tools._types import (
@@ -52,19 +53,6 @@ from agentcore.tools._types import (
 __all__ = ["ArgumentParser"]
 
 Hook = Callable[[Any, Any], Any]
-
-
-class _NotJsonNumber(ValueError):
-    """``NaN``, ``Infinity`` or ``-Infinity`` in a model's arguments (Python's
-    ``json`` reads them, JSON does not have them)."""
-
-
-def _refuse_constant(name: str) -> Any:
-    raise _NotJsonNumber(name)
-
-
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-"""Reads arguments as strict JSON numbers; as fast as ``json.loads``."""
 
 
 class _Invalid(ValueError):
@@ -509,8 +497,8 @@ class ArgumentParser:
     def _load(self, raw: str | bytes | Mapping[str, Any]) -> Mapping[Any, Any]:
         if isinstance(raw, str) and raw:
             try:
-                data: Any = _DECODER.decode(raw)  # the usual case: a JSON object in a str
-            except (json.JSONDecodeError, _NotJsonNumber, RecursionError):
+                data: Any = STRICT_DECODER.decode(raw)  # the usual case: a JSON object in a str
+            except (json.JSONDecodeError, NotJsonNumber, RecursionError):
                 pass  # reported with detail below
             else:
                 if isinstance(data, dict):
@@ -530,12 +518,12 @@ class ArgumentParser:
                 if isinstance(raw, str)
                 else raw.decode(json.detect_encoding(raw), "surrogatepass")
             )
-            data = _DECODER.decode(text)
+            data = STRICT_DECODER.decode(text)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ToolArgumentsError(
                 f"arguments are not valid JSON: {exc}", tool_name=self._tool_name
             ) from None
-        except _NotJsonNumber as exc:
+        except NotJsonNumber as exc:
             raise ToolArgumentsError(
                 f"arguments are not valid JSON: {exc} is not a JSON number; send a finite "
                 "number (or a string)",

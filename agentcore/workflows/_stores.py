@@ -13,14 +13,12 @@ older barrier), and ``keep_last`` prunes older records of the run, in the same s
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, get_args
 
-import anyio
-
 from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord, RunStatus
+from agentcore.workflows._store_thread import StoreThread
 
 if TYPE_CHECKING:
     import sqlite3
@@ -213,8 +211,7 @@ CREATE TABLE IF NOT EXISTS agentcore_workflow_checkpoints (
 );
 CREATE INDEX IF NOT EXISTS agentcore_workflow_checkpoints_run
     ON agentcore_workflow_checkpoints (run_id, seq);
-CREATE INDEX IF NOT EXISTS agentcore_workflow_checkpoints_status
-    ON agentcore_workflow_checkpoints (workflow, status);
+DROP INDEX IF EXISTS agentcore_workflow_checkpoints_status;
 CREATE TABLE IF NOT EXISTS agentcore_workflow_pending_writes (
     run_id TEXT NOT NULL,
     checkpoint_id TEXT NOT NULL,
@@ -228,11 +225,28 @@ CREATE TABLE IF NOT EXISTS agentcore_workflow_claims (
     expires_at REAL NOT NULL
 );
 """
+"""The tables of a store's file. A file written before the ``(workflow, status)`` index
+was dropped (it cost every save a fourth B-tree write, for the ``runs()`` listing
+alone, which reads each run's latest row through ``(run_id, seq)`` anyway) loses it
+the first time a store opens it; a store of that time opening a newer file makes it
+again; neither changes what the other reads."""
 
 _COLUMNS = (
     "run_id, checkpoint_id, parent_id, superstep, status, workflow, version, created_at, "
     "format, payload"
 )
+
+_INSERT = (
+    f"INSERT INTO agentcore_workflow_checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+_CLAIM = """
+INSERT INTO agentcore_workflow_claims (run_id, owner, expires_at) VALUES (?1, ?2, ?3 + ?4)
+ON CONFLICT (run_id) DO UPDATE SET owner = ?2, expires_at = ?3 + ?4
+WHERE agentcore_workflow_claims.owner = ?2 OR agentcore_workflow_claims.expires_at <= ?3
+"""
+"""Take the claim if it is free, expired or already the owner's: one statement whose
+changed-row count (1 or 0) says whether it was taken."""
 
 _PRUNE = """
 DELETE FROM agentcore_workflow_checkpoints
@@ -256,35 +270,35 @@ def _release(run_id: str, owner: str) -> _Statement:
     return ("DELETE FROM agentcore_workflow_claims WHERE run_id = ? AND owner = ?", (run_id, owner))
 
 
-async def _in_thread(func: Callable[..., _T], *args: Any) -> _T:
-    # anyio's thread machinery (its core, sniffio, textwrap) loads with a SQLite store's
-    # first call, not with ``import agentcore.workflows``
-    import anyio.to_thread
-
-    return await anyio.to_thread.run_sync(func, *args)
+async def _in_thread(thread: StoreThread, func: Callable[..., _T], *args: Any) -> _T:
+    """``func(*args)`` in the store's thread, waited for shielded from cancellation: the
+    one way every call goes (``tests/workflows/test_store_round_trips.py`` counts them)."""
+    return await thread.call(func, *args)
 
 
 class SqliteCheckpointStore:
-    """The embedded default: a SQLite file, used from worker threads (the event loop
-    never blocks), WAL journaling, one ``BEGIN IMMEDIATE`` transaction per save (with
-    its pending-write cleanup and pruning; the run's last saves share one with its
-    claim's release), saves shielded from cancellation so a record is written whole
-    or not at all. Several processes may share one file; run
-    claims (a row per run in ``agentcore_workflow_claims``) keep two of them from
-    driving one run at once."""
+    """The embedded default: a SQLite file, used from a thread of the store's own (the
+    event loop never blocks; one connection, the calls in the order they were made),
+    WAL journaling, one ``BEGIN IMMEDIATE`` transaction per save (with its
+    pending-write cleanup and pruning; the run's last saves share one with its claim's
+    release), every call waited for shielded from cancellation so a record is written
+    whole or not at all. Several processes may share one file; run claims (a row per
+    run in ``agentcore_workflow_claims``) keep two of them from driving one run at
+    once. ``close()`` ends the thread (after the calls already made) and the
+    connection; a store dropped without it ends its thread when collected."""
 
     def __init__(self, path: str | os.PathLike[str], *, keep_last: int | None = None) -> None:
         self.path: str = os.fspath(path)
         self.keep_last: int | None = _check_keep_last(keep_last)
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        self._thread = StoreThread(f"agentcore-sqlite-store:{os.path.basename(self.path)}")
+        self._conn: sqlite3.Connection | None = None
         self._closed = False
 
     def _connection(self) -> sqlite3.Connection:
-        if self._closed:
-            raise RuntimeError(f"SqliteCheckpointStore({self.path!r}) is closed")
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        """The store's connection (in the store's thread, its only user; ``_call``
+        refuses calls once the store is closed, and ``close()`` lets those already made
+        run first)."""
+        conn = self._conn
         if conn is None:
             import sqlite3  # only stores that are used pay for the import
 
@@ -293,10 +307,13 @@ class SqliteCheckpointStore:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=5000")
             conn.executescript(_SCHEMA)
-            self._local.conn = conn
-            with self._lock:
-                self._connections.append(conn)
+            self._conn = conn
         return conn
+
+    async def _call(self, func: Callable[..., _T], *args: Any) -> _T:
+        if self._closed:
+            raise RuntimeError(f"SqliteCheckpointStore({self.path!r}) is closed")
+        return await _in_thread(self._thread, func, *args)
 
     def _transaction(self, body: Callable[[sqlite3.Connection], _T]) -> _T:
         """``body(connection)`` in one ``BEGIN IMMEDIATE`` transaction (all or none)."""
@@ -323,8 +340,7 @@ class SqliteCheckpointStore:
         """The statements of one save (run in one transaction)."""
         statements: list[_Statement] = [
             (
-                f"INSERT INTO agentcore_workflow_checkpoints ({_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _INSERT,
                 (
                     record.run_id,
                     record.checkpoint_id,
@@ -354,12 +370,8 @@ class SqliteCheckpointStore:
         )
         return [CheckpointRecord(*row) for row in rows]
 
-    async def _shielded(self, func: Any, *args: Any) -> Any:
-        with anyio.CancelScope(shield=True):
-            return await _in_thread(func, *args)
-
     async def save(self, record: CheckpointRecord) -> None:
-        await self._shielded(self._save, record)
+        await self._call(self._save, record)
 
     def _load(self, run_id: str, checkpoint_id: str | None) -> CheckpointRecord | None:
         args: tuple[str, ...]
@@ -371,15 +383,15 @@ class SqliteCheckpointStore:
         return found[0] if found else None
 
     async def load(self, run_id: str, checkpoint_id: str | None = None) -> CheckpointRecord | None:
-        return await _in_thread(self._load, run_id, checkpoint_id)
+        return await self._call(self._load, run_id, checkpoint_id)
 
     async def list_checkpoints(self, run_id: str) -> Sequence[CheckpointInfo]:
-        found = await _in_thread(self._select, "run_id = ? ORDER BY seq", (run_id,))
+        found = await self._call(self._select, "run_id = ? ORDER BY seq", (run_id,))
         return [_info(r) for r in found]
 
     async def delete(self, run_id: str) -> None:
         """Forget ``run_id``: its checkpoints, pending writes and claim (one transaction)."""
-        await self._shielded(
+        await self._call(
             self._write,
             ("DELETE FROM agentcore_workflow_checkpoints WHERE run_id = ?", (run_id,)),
             ("DELETE FROM agentcore_workflow_pending_writes WHERE run_id = ?", (run_id,)),
@@ -391,7 +403,7 @@ class SqliteCheckpointStore:
         latest ``paused`` one) and their pending writes; the number of checkpoints
         deleted."""
         keep = _check_keep_last(keep_last) or 1
-        changed: list[int] = await self._shielded(
+        changed: list[int] = await self._call(
             self._write, (_PRUNE, (run_id, keep)), (_PRUNE_WRITES, (run_id,))
         )
         return changed[0]
@@ -410,7 +422,7 @@ class SqliteCheckpointStore:
         if status is not None:
             where += " AND status = ?"
             args.append(status)
-        found = await _in_thread(self._select, where + " ORDER BY seq", tuple(args))
+        found = await self._call(self._select, where + " ORDER BY seq", tuple(args))
         return [_info(r) for r in found]
 
     async def save_pending_write(
@@ -423,7 +435,7 @@ class SqliteCheckpointStore:
                 (run_id, checkpoint_id, ordinal, payload),
             )
 
-        await self._shielded(save)
+        await self._call(save)
 
     def _load_pending_writes(self, run_id: str, checkpoint_id: str) -> list[str]:
         rows = self._connection().execute(
@@ -434,24 +446,12 @@ class SqliteCheckpointStore:
         return [row[0] for row in rows]
 
     async def load_pending_writes(self, run_id: str, checkpoint_id: str) -> Sequence[str]:
-        return await _in_thread(self._load_pending_writes, run_id, checkpoint_id)
+        return await self._call(self._load_pending_writes, run_id, checkpoint_id)
 
     @staticmethod
     def _claim_in(conn: sqlite3.Connection, run_id: str, owner: str, ttl: float) -> bool:
         """Inside a transaction: take the claim if it is free, expired or ``owner``'s."""
-        now = time.time()
-        row = conn.execute(
-            "SELECT owner, expires_at FROM agentcore_workflow_claims WHERE run_id = ?",
-            (run_id,),
-        ).fetchone()
-        taken = row is None or row[0] == owner or row[1] <= now
-        if taken:
-            conn.execute(
-                "INSERT OR REPLACE INTO agentcore_workflow_claims "
-                "(run_id, owner, expires_at) VALUES (?, ?, ?)",
-                (run_id, owner, now + ttl),
-            )
-        return taken
+        return conn.execute(_CLAIM, (run_id, owner, time.time(), ttl)).rowcount == 1
 
     def _claim(self, run_id: str, owner: str, ttl: float) -> bool:
         return self._transaction(lambda conn: self._claim_in(conn, run_id, owner, ttl))
@@ -460,11 +460,11 @@ class SqliteCheckpointStore:
         """Take (or renew) the claim on ``run_id`` for ``ttl`` seconds; ``False`` when
         another owner holds an unexpired one. Wall-clock time, shared by processes."""
         _check_ttl(ttl)
-        taken: bool = await self._shielded(self._claim, run_id, owner, ttl)
+        taken: bool = await self._call(self._claim, run_id, owner, ttl)
         return taken
 
     async def release(self, run_id: str, owner: str) -> None:
-        await self._shielded(self._write, _release(run_id, owner))
+        await self._call(self._write, _release(run_id, owner))
 
     def _claim_and_load(
         self, run_id: str, owner: str, ttl: float, checkpoint_id: str | None
@@ -483,10 +483,10 @@ class SqliteCheckpointStore:
         self, run_id: str, owner: str, ttl: float, checkpoint_id: str | None = None
     ) -> tuple[CheckpointRecord | None, Sequence[str]] | None:
         """``claim`` and, if taken, ``load`` with the record's pending writes, in one
-        worker-thread call and one transaction (the read sees the state the claim
+        call in the store's thread and one transaction (the read sees the state the claim
         was taken in: no other process can write between them)."""
         _check_ttl(ttl)
-        found: tuple[CheckpointRecord | None, Sequence[str]] | None = await self._shielded(
+        found: tuple[CheckpointRecord | None, Sequence[str]] | None = await self._call(
             self._claim_and_load, run_id, owner, ttl, checkpoint_id
         )
         return found
@@ -503,10 +503,10 @@ class SqliteCheckpointStore:
 
     async def save_and_claim(self, record: CheckpointRecord, owner: str, ttl: float) -> bool:
         """``claim`` the record's run and, if taken, ``save`` the record: one
-        worker-thread call and one transaction, shielded from cancellation like a save;
+        call in the store's thread and one transaction, shielded from cancellation like a save;
         ``False`` (nothing written) when another owner holds an unexpired claim."""
         _check_ttl(ttl)
-        taken: bool = await self._shielded(self._save_and_claim, record, owner, ttl)
+        taken: bool = await self._call(self._save_and_claim, record, owner, ttl)
         return taken
 
     def _save_and_release(
@@ -517,14 +517,15 @@ class SqliteCheckpointStore:
     async def save_and_release(
         self, records: Sequence[CheckpointRecord], run_id: str, owner: str
     ) -> None:
-        """``save`` each record in order, then ``release``: one worker-thread call and
+        """``save`` each record in order, then ``release``: one call in the store's thread and
         one transaction, shielded from cancellation like a save."""
-        await self._shielded(self._save_and_release, records, run_id, owner)
+        await self._call(self._save_and_release, records, run_id, owner)
 
     def close(self) -> None:
-        """Close every connection this store opened (it cannot be used afterwards)."""
+        """End the store's thread, once the calls already made have run, and close its
+        connection (the store cannot be used afterwards; closing twice does nothing)."""
         self._closed = True
-        with self._lock:
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
+        self._thread.stop()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

@@ -239,3 +239,27 @@ async def test_an_approved_call_that_aborts_keeps_the_pause_for_another_answer(
     assert [r.error for r in results(response.messages)] == ["rejected"]
     assert isinstance(results(response.messages)[0], FunctionResultContent)
     await _stored_valid(store, session)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_rejection_goes_through_when_the_tool_is_gone(stream: bool) -> None:
+    # Approving needs the tool (the refusal keeps the pause, see
+    # tests/user_mistakes/test_runs.py); rejecting runs nothing, so it needs none.
+    store = InMemoryHistoryStore()
+    ran = _Ran()
+    client = ScriptedChatClient([one_call("delete", '{"path": "a"}'), text("kept it")])
+    agent = _agent(client, store, ran)
+    session = agent.create_session()
+    await run_agent(agent, "delete a", stream=stream, session=session)
+    agent.tools = []
+
+    with pytest.raises(RunStateError, match="has no tool of that name"):
+        await run_agent(agent, _approve(session), stream=stream, session=session)
+    response, _ = await run_agent(agent, _approve(session, False), stream=stream, session=session)
+
+    assert response.text == "kept it"
+    assert [r.error for r in results(response.messages)] == ["rejected"]
+    assert ran.count == 0
+    assert session.paused is None
+    assert_history_valid(client.requests)
+    await _stored_valid(store, session)

@@ -15,6 +15,7 @@ import pytest
 
 from agentcore import (
     Agent,
+    FunctionCallContent,
     FunctionInvocationConfiguration,
     FunctionResultContent,
     InMemoryHistoryStore,
@@ -27,6 +28,7 @@ from agentcore.errors import RunStateError
 from agentcore.testing import ScriptedChatClient
 
 from ..loop.harness import assert_history_valid, one_call, results, run_agent
+from .test_tool_protocols import EchoTool
 
 pytestmark = pytest.mark.anyio
 
@@ -166,3 +168,76 @@ async def test_ordinary_numbers_still_parse(stream: bool) -> None:
     response, _ = await run_agent(agent, [Message("user", "go")], stream=stream)
 
     assert results(response.messages)[0].result == "scaled by 1500.0"
+
+
+DEEP = '{"text": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (DEEP, "nested too deeply to read"),
+        ('{"text": NaN}', "NaN is not a JSON number"),
+        ('{"text": -Infinity}', "-Infinity is not a JSON number"),
+    ],
+    ids=["deep", "nan", "-infinity"],
+)
+def test_a_calls_parse_arguments_refuses_what_json_does_not_allow(
+    arguments: str, said: str
+) -> None:
+    call = FunctionCallContent("c1", "echo", arguments)
+
+    with pytest.raises(ValueError, match=said):
+        call.parse_arguments()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_approval_policy_reading_deep_arguments_does_not_end_the_run(
+    stream: bool,
+) -> None:
+    # A policy reads the call's arguments itself (as contrib's ToolApproval does); the
+    # ValueError it is documented to get lets it decide, where a RecursionError ended
+    # the run.
+    def needs_approval(call: FunctionCallContent, tool: object) -> bool:
+        try:
+            return "secret" in str(call.parse_arguments())
+        except ValueError:
+            return False
+
+    client = ScriptedChatClient([one_call("store", DEEP.replace("text", "payload")), "sorry"])
+    agent = Agent(
+        client,
+        tools=[store],
+        tool_loop=FunctionInvocationConfiguration(approval_policy=needs_approval),
+    )
+
+    response, _ = await run_agent(agent, "go", stream=stream)
+
+    [result] = results(response.messages)
+    assert result.error == "invalid arguments"
+    assert "nested too deeply" in str(result.result)
+    assert response.text == "sorry"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_tool_of_another_shape_reading_deep_arguments_gets_an_error_result(
+    stream: bool,
+) -> None:
+    echo = EchoTool()  # its parse_arguments reads with plain json.loads
+    client = ScriptedChatClient([one_call("echo", DEEP), "sorry"])
+
+    response, _ = await run_agent(Agent(client, tools=[echo]), "go", stream=stream)
+
+    assert results(response.messages) == [
+        FunctionResultContent(
+            "c1",
+            result=(
+                "Error: invalid arguments for echo: arguments are nested too deeply to read; "
+                "send a flatter JSON object"
+            ),
+            error="invalid arguments",
+        )
+    ]
+    assert echo.calls == []
+    assert response.text == "sorry"
+    assert_history_valid(client.requests)

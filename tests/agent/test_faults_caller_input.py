@@ -1,9 +1,10 @@
 """Caller input is checked before a run records it, and the stored transcript stays in order.
 
-An orphan tool result, or a function call (or result) in a user message, is refused
-by ``run()`` with a clear error and nothing is stored. A new user message never
-lands between a turn's calls and their results: results owed to the calls that end
-the stored history are stored first.
+An orphan tool result, a second result for a call, a call reusing an earlier call's
+id, or a function call (or result) in a user message, is refused by ``run()`` with a
+clear error and nothing is stored. A new user message never lands between a turn's
+calls and their results: results owed to the calls that end the stored history are
+stored first.
 """
 
 from __future__ import annotations
@@ -77,6 +78,56 @@ async def test_malformed_input_is_refused_and_nothing_is_stored(
 
     assert list(await store.load(session.session_id)) == before
     assert len(client.requests) == 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (
+            [Message("tool", [FunctionResultContent("c1", result="again")])],
+            r"result for call 'c1', which already has one",
+        ),
+        (
+            [Message("user", "also"), Message("tool", [FunctionResultContent("c1", result="x")])],
+            r"message 1 holds a result for call 'c1', which already has one",
+        ),
+        (
+            [Message("assistant", [FunctionCallContent("c1", "pick_file", "{}")])],
+            r"makes call 'c1' \('pick_file'\), but an earlier message .* already made",
+        ),
+        (
+            [
+                Message(
+                    "assistant",
+                    [
+                        FunctionCallContent("c7", "pick_file", "{}"),
+                        FunctionCallContent("c7", "pick_file", "{}"),
+                    ],
+                )
+            ],
+            r"makes call 'c7'",
+        ),
+    ],
+    ids=["second-result", "second-result-later", "call-id-reused", "call-id-twice"],
+)
+async def test_a_second_result_or_a_reused_call_id_is_refused_and_nothing_is_stored(
+    stream: bool, given: object, said: str
+) -> None:
+    # A stored result after the turn's answer would put the transcript out of order; two
+    # calls with one id make a request providers reject.
+    store = InMemoryHistoryStore()
+    client = ScriptedChatClient([one_call("pick_file"), text("unused")])
+    agent = Agent(client, tools=[pick_file], history=store)
+    session = agent.create_session()
+    await run_agent(agent, "open a file", stream=stream, session=session)
+    before = list(await store.load(session.session_id))
+
+    with pytest.raises(RunStateError, match=said):
+        await run_agent(agent, given, stream=stream, session=session)
+
+    assert list(await store.load(session.session_id)) == before
+    assert len(client.requests) == 2
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -1,9 +1,11 @@
 """An agent's tools and middleware: changes take effect, mistakes fail when it is built.
 
 Assigning ``agent.tools`` or ``agent.middleware`` after construction changes later
-runs (never silently ignored). Middleware is checked when the agent is built: a single
-middleware not in a list, one without a ``call_next`` parameter, or a decorator that
-contradicts the context type hint gets a clear ``TypeError`` there.
+runs (never silently ignored), except a change of tool providers inside ``async with
+agent:``, which is refused (the new ones would never be entered). Middleware is
+checked when the agent is built: a single middleware not in a list, one without a
+``call_next`` parameter, or a decorator that contradicts the context type hint gets a
+clear ``TypeError`` there.
 """
 
 from __future__ import annotations
@@ -143,6 +145,66 @@ async def test_a_single_run_middleware_not_in_a_list_is_refused(stream: bool) ->
     assert client.requests == []
 
 
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("middleware", "said"),
+    [
+        (_no_call_next, r"_no_call_next.* needs a call_next parameter"),
+        (_says_chat_but_takes_agent, r"marked as chat middleware, but .* AgentContext"),
+    ],
+    ids=["no-call-next", "decorator-fn"],
+)
+async def test_malformed_run_middleware_is_refused_when_run_is_called(
+    stream: bool, middleware: Any, said: str
+) -> None:
+    client = ScriptedChatClient(["unused"])
+
+    with pytest.raises(TypeError, match=said):
+        Agent(client).run("hi", stream=stream, middleware=[middleware])
+    assert client.requests == []
+
+
 def test_a_tool_loop_checks_its_middleware_too() -> None:
     with pytest.raises(TypeError, match="needs a call_next parameter"):
         ToolLoop(ScriptedChatClient([]), middleware=[_ProcessWithoutCallNext()])  # type: ignore[list-item]  # the mistake under test
+
+
+class _Provider:
+    """A tool provider with a connection: ``async with agent:`` enters it."""
+
+    def __init__(self, *tools: Any) -> None:
+        self.tools = tools
+        self.entered = 0
+
+    async def get_tools(self, context: AgentContext) -> tuple[Any, ...]:
+        return self.tools
+
+    async def __aenter__(self) -> _Provider:
+        self.entered += 1
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.entered -= 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_changing_the_tool_providers_inside_async_with_agent_is_refused(
+    stream: bool,
+) -> None:
+    first, second = _Provider(ping), _Provider(plain_pong)
+    client = ScriptedChatClient([one_call("ping", call_id="a"), text("one")])
+    agent = Agent(client, tools=[first])
+
+    async with agent:
+        with pytest.raises(RuntimeError, match=r"cannot change inside `async with agent:`"):
+            agent.tools = [second]
+        assert agent.tool_providers == (first,)
+        # Own tools may change beside the same providers: later runs see them.
+        agent.tools = [first, plain_pong]
+        response, _ = await run_agent(agent, "go", stream=stream)
+
+    assert [r.result for r in results(response.messages)] == ["pong"]
+    assert [t.name for t in client.requests[0].options["tools"]] == ["plain_pong", "ping"]
+    assert (first.entered, second.entered) == (0, 0)
+    agent.tools = [second]  # outside the block, any change goes
+    assert agent.tool_providers == (second,)

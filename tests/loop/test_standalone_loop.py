@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 import pytest
 
@@ -145,3 +147,25 @@ async def test_a_loop_stream_closed_early_ends_with_what_was_read() -> None:
     await stream.aclose()
     final = await stream.get_final_response()
     assert final.text == first.text != "hello there, friend"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("messages", "options", "said"),
+    [
+        ("hi", None, r"takes a list of Message, got str 'hi'; wrap it"),
+        (Message("user", "hi"), None, r"takes a list of Message, got Message"),
+        ([Message("user", "hi"), "and this"], None, r"item 1 is str 'and this'"),
+        ([Message("user", "hi")], "x", r"chat options must be a mapping .* got str 'x'"),
+    ],
+    ids=["str", "one-message", "str-item", "options-str"],
+)
+async def test_a_standalone_loop_refuses_bad_input_when_called(
+    stream: bool, messages: Any, options: Any, said: str
+) -> None:
+    client = ScriptedChatClient(["unused"])
+    loop: Any = ToolLoop(client)  # called with the mistakes under test
+
+    with pytest.raises(TypeError, match=said):
+        loop.get_response(messages, options=options, stream=stream)
+    assert client.requests == []

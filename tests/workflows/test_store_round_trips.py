@@ -1,5 +1,5 @@
-"""What a run costs a SQLite store, counted (not timed): the worker-thread hops (each
-one a thread round trip of the event loop) and the write transactions (each one a
+"""What a run costs a SQLite store, counted (not timed): the hops to the store's thread
+(each one a thread round trip of the event loop) and the write transactions (each one a
 commit to the WAL), per seq-3 run, on asyncio and trio, for ``run()``,
 ``run(stream=True)`` and ``open_run``. A change that adds a hop or a transaction to
 the common path fails here before it shows in the benchmark (docs/performance.md)."""
@@ -84,9 +84,9 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Trips:
         conn.set_trace_callback(counted.tracer())
         return conn
 
-    async def counted_hop(func: Callable[..., Any], *args: Any) -> Any:
+    async def counted_hop(thread: Any, func: Callable[..., Any], *args: Any) -> Any:
         counted.hops.append(func.__qualname__.removeprefix("SqliteCheckpointStore."))
-        return await in_thread(func, *args)
+        return await in_thread(thread, func, *args)
 
     monkeypatch.setattr(sqlite3, "connect", traced_connect)
     monkeypatch.setattr(_stores, "_in_thread", counted_hop)
@@ -148,7 +148,7 @@ async def test_a_new_seq3_run_costs_three_hops_and_three_transactions(
     store: SqliteCheckpointStore, trips: Trips, how: How
 ) -> None:
     workflow = seq3(store)
-    assert await drive(workflow, how) == 1  # the first run opens the thread's connection
+    assert await drive(workflow, how) == 1  # the first run opens the store's connection
     trips.reset()
     assert await drive(workflow, how) == 1
     assert trips.hops == [

@@ -470,11 +470,16 @@ async def test_an_approval_request_in_the_history_raises(
     assert server.requests == []
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    ['{"city": "Par', '{"city": ' + "[" * 100_000 + "]" * 100_000 + "}", '{"city": NaN}'],
+    ids=["cut-short", "nested-100000-deep", "nan"],
+)
 async def test_call_arguments_that_are_not_json_go_back_as_an_empty_input(
-    client: AnthropicChatClient, server: WireServer
+    client: AnthropicChatClient, server: WireServer, arguments: str
 ) -> None:
     messages = [
-        Message("assistant", [FunctionCallContent("toolu_1", "lookup", '{"city": "Par')]),
+        Message("assistant", [FunctionCallContent("toolu_1", "lookup", arguments)]),
         Message("tool", [FunctionResultContent("toolu_1", error="arguments were cut off")]),
     ]
     body = await _send(client, server, messages)
