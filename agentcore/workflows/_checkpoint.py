@@ -19,17 +19,15 @@ from agentcore._converter_hooks import when_converter_loaded
 from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._codec import TypeRegistry, decode_state, encode_state
-from agentcore.workflows._fastpaths import encode_json
 from agentcore.workflows._value import RunStatus, WorkflowCheckpoint
 from agentcore.workflows.errors import CheckpointError
 
 if TYPE_CHECKING:
     import cattrs
 
-    from agentcore.workflows._state import FrozenState
-
 __all__ = [
     "CHECKPOINT_FORMAT",
+    "NOT_SAVABLE",
     "CheckpointInfo",
     "CheckpointRecord",
     "Durability",
@@ -72,7 +70,12 @@ class CheckpointRecord:
 
     @classmethod
     def of(cls, checkpoint: WorkflowCheckpoint) -> CheckpointRecord:
-        """The record of ``checkpoint`` (its payload is ``to_json(checkpoint)``)."""
+        """The record of ``checkpoint``: its payload is ``to_json(checkpoint)``. (A run
+        writes the same record, byte for byte, through ``_fastpaths.RecordWriter``.)"""
+        if checkpoint.registry is None or checkpoint.state is None:
+            raise CheckpointError(NOT_SAVABLE)
+        from agentcore.serialization import to_json
+
         return cls(
             checkpoint.run_id,
             checkpoint.checkpoint_id,
@@ -83,98 +86,11 @@ class CheckpointRecord:
             checkpoint.workflow_version,
             checkpoint.created_at,
             CHECKPOINT_FORMAT,
-            _payload(checkpoint),
+            to_json(checkpoint),
         )
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-"""``json.dumps`` with these options builds an encoder per call; a record reuses one."""
-_NOT_SAVABLE = "this checkpoint was not made by a workflow run and cannot be saved"
-_quote: Callable[[str], str] = json.encoder.encode_basestring  # what _ENCODER does to a str
-
-
-def _payload(checkpoint: WorkflowCheckpoint) -> str:
-    """``to_json(checkpoint)``, byte for byte: the envelope and the checkpoint's own
-    fields (strings, ints, ``None``) are formatted directly and only the run state goes
-    through the JSON encoder, which cost about half of a save to the in-memory store.
-    The state's encoding is what proves the checkpoint serializes; it is never
-    skipped for a state that holds anything."""
-    registry, frozen = checkpoint.registry, checkpoint.state
-    if registry is None or frozen is None:
-        raise CheckpointError(_NOT_SAVABLE)
-    head, workflow = _run_parts(checkpoint)
-    parent = checkpoint.parent_id
-    return (
-        f'{head}"checkpoint_id":{_quote(checkpoint.checkpoint_id)},'
-        f'"parent_id":{"null" if parent is None else _quote(parent)},'
-        f'"superstep":{int(checkpoint.superstep)},"status":{_quote(checkpoint.status)},'
-        f'"created_at":{_quote(checkpoint.created_at)},{workflow}'
-        f"{_state_fields(registry, frozen)}}}}}"
-    )
-
-
-_last_run: tuple[str, str, str | None, str, str] = ("", "", None, "", "")
-"""The last run's id, workflow name and version, and their parts of the document."""
-
-
-def _run_parts(checkpoint: WorkflowCheckpoint) -> tuple[str, str]:
-    """The document's text before ``checkpoint_id`` and its ``workflow`` field: the
-    same for every record of a run, formatted once per run (a run saves several in a
-    row) rather than per record."""
-    global _last_run
-    run_id, name, version = checkpoint.run_id, checkpoint.workflow, checkpoint.workflow_version
-    last = _last_run
-    if last[0] == run_id and last[1] == name and last[2] == version:
-        return last[3], last[4]
-    head = (
-        f'{{"schema_version":{_schema_version()},"kind":"WorkflowCheckpoint","data":'
-        f'{{"format":{CHECKPOINT_FORMAT},"run_id":{_quote(run_id)},'
-    )
-    workflow = (
-        f'"workflow":{{"name":{_quote(name)},'
-        f'"version":{"null" if version is None else _quote(version)}}},'
-    )
-    _last_run = (run_id, name, version, head, workflow)
-    return head, workflow
-
-
-def _state_fields(registry: TypeRegistry, frozen: FrozenState) -> str:
-    """The fields of ``encode_state``'s document as JSON, without the braces. A state
-    that holds nothing (a run's end, or a barrier with no message in flight and no
-    state kept) always has the same text: it is encoded once and kept, since the
-    encoder's set-up alone cost a third of such a record (counted with callgrind:
-    24k of 69k instructions for seq-3's last checkpoint)."""
-    if (
-        frozen.inbox
-        or frozen.finished
-        or frozen.buffers
-        or frozen.states
-        or frozen.shared
-        or frozen.pending
-        or frozen.answered
-        or frozen.usage is not None
-    ):
-        return encode_json(encode_state(registry, frozen))[1:-1]
-    if not _EMPTY_STATE:
-        _EMPTY_STATE.append(_ENCODER.encode(encode_state(registry, frozen))[1:-1])
-    return _EMPTY_STATE[0]
-
-
-_EMPTY_STATE: list[str] = []
-"""The fields of a state that holds nothing (filled on first use)."""
-
-_SCHEMA_VERSION: list[int] = []
-
-
-def _schema_version() -> int:
-    """``agentcore.serialization.SCHEMA_VERSION``, imported on first use (it loads the
-    converter), then kept: an import statement per record costs a lookup through the
-    import machinery."""
-    if not _SCHEMA_VERSION:
-        from agentcore.serialization import SCHEMA_VERSION
-
-        _SCHEMA_VERSION.append(SCHEMA_VERSION)
-    return _SCHEMA_VERSION[0]
+NOT_SAVABLE = "this checkpoint was not made by a workflow run and cannot be saved"
 
 
 @attrs.frozen
@@ -195,7 +111,7 @@ class CheckpointInfo:
 
 def _unstructure(checkpoint: WorkflowCheckpoint) -> dict[str, Any]:
     if checkpoint.registry is None or checkpoint.state is None:
-        raise CheckpointError(_NOT_SAVABLE)
+        raise CheckpointError(NOT_SAVABLE)
     return {
         "format": CHECKPOINT_FORMAT,
         "run_id": checkpoint.run_id,

@@ -18,7 +18,14 @@ import attrs
 
 from agentcore._types.usage import Usage
 from agentcore.workflows._requests import PendingRequest, sub_workflow_messages
-from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
+from agentcore.workflows._state import (
+    Buffered,
+    Envelope,
+    Finished,
+    FrozenState,
+    PendingEntry,
+    RunState,
+)
 from agentcore.workflows._typeexpr import members, runtime_class
 from agentcore.workflows.errors import CheckpointError, WorkflowBuildError
 
@@ -30,6 +37,9 @@ __all__ = [
     "TypeRegistry",
     "decode_pending_write",
     "decode_state",
+    "encode_entry",
+    "encode_envelope",
+    "encode_parts",
     "encode_pending_write",
     "encode_state",
     "type_key",
@@ -241,7 +251,8 @@ def _unstructure(value: Any) -> Any:
     return _UNSTRUCTURE[0](value)
 
 
-def _encode_entry(registry: TypeRegistry, entry: PendingEntry) -> dict[str, Any]:
+def encode_entry(registry: TypeRegistry, entry: PendingEntry) -> dict[str, Any]:
+    """A pending request as a checkpoint stores it."""
     request = entry.request
     return {
         "id": request.id,
@@ -294,7 +305,7 @@ def _encode_finished(registry: TypeRegistry, ordinal: int, done: Finished) -> di
         ],
         "outputs": [registry.encode(v, None) for v in done.outputs],
         "requests": [
-            _encode_entry(registry, PendingEntry(request, (0, 0, 0), context))
+            encode_entry(registry, PendingEntry(request, (0, 0, 0), context))
             for request, context in done.requests
         ],
         "shared": dict(done.shared),
@@ -365,17 +376,33 @@ def decode_pending_write(registry: TypeRegistry, payload: str) -> tuple[int, Fin
 
 
 def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
-    inbox: list[dict[str, Any]] = []
-    for env in state.inbox:
-        item: dict[str, Any] = {
-            "target": env.target,
-            "sources": list(env.sources),
-            "key": list(env.key),
-            "message": registry.encode(env.message, env.declared),
-        }
-        if env.request is not None:
-            item["answers"] = _encode_entry(registry, env.request)
-        inbox.append(item)
+    return {
+        "inbox": [encode_envelope(registry, env) for env in state.inbox],
+        **encode_parts(registry, state, state.buffers),
+    }
+
+
+def encode_envelope(registry: TypeRegistry, env: Envelope) -> dict[str, Any]:
+    """One inbox item of :func:`encode_state`'s document."""
+    item: dict[str, Any] = {
+        "target": env.target,
+        "sources": list(env.sources),
+        "key": list(env.key),
+        "message": registry.encode(env.message, env.declared),
+    }
+    if env.request is not None:
+        item["answers"] = encode_entry(registry, env.request)
+    return item
+
+
+def encode_parts(
+    registry: TypeRegistry,
+    state: FrozenState | RunState,
+    buffers: Mapping[str, Sequence[Buffered]],
+) -> dict[str, Any]:
+    """The fields of :func:`encode_state`'s document after ``inbox``, of a frozen state
+    or of a live one (whose ``buffers``, given apart, must hold no empty group: a
+    frozen copy drops them)."""
     finished: list[dict[str, Any]] = []
     if state.finished:
         for ordinal, done in sorted(state.finished.items()):
@@ -386,7 +413,6 @@ def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
     # each part built only when it holds something: most barriers keep nothing but the
     # inbox, and a comprehension over nothing still costs a call
     return {
-        "inbox": inbox,
         "finished": finished,
         "fan_in": {
             gid: [
@@ -397,9 +423,9 @@ def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
                 }
                 for b in buffered
             ]
-            for gid, buffered in state.buffers.items()
+            for gid, buffered in buffers.items()
         }
-        if state.buffers
+        if buffers
         else {},
         "executor_state": {
             ident: registry.encode(value, type(value)) for ident, value in state.states.items()
@@ -407,7 +433,7 @@ def encode_state(registry: TypeRegistry, state: FrozenState) -> dict[str, Any]:
         if state.states
         else {},
         "shared": dict(state.shared),
-        "requests": [_encode_entry(registry, e) for e in state.pending.values()]
+        "requests": [encode_entry(registry, e) for e in state.pending.values()]
         if state.pending
         else [],
         "answered": list(state.answered),

@@ -11,7 +11,7 @@ import anyio
 
 from agentcore._streams.stream import ResponseStream
 from agentcore.errors import RunStateError
-from agentcore.workflows._durability import RunClaim, RunFailure
+from agentcore.workflows._durability import RunClaim, RunFailure, save
 from agentcore.workflows._events import ExecutorEvent, WorkflowEvent
 from agentcore.workflows._live import live_invocation, live_step
 from agentcore.workflows._result import WorkflowRunResult
@@ -54,7 +54,7 @@ async def answers_saved(runner: Runner) -> Runner:
     response handler runs (design §3.13), so a run that fails or stops in those
     handlers resumes with the answers instead of asking again."""
     if runner.store is not None and runner.durable:
-        await runner.save(runner.checkpoint("running"))
+        await save(runner.store, runner.barrier_record(), runner.claim)
     return runner
 
 
@@ -105,8 +105,9 @@ async def stream_source(
                         await updates.aclose()
                         await runner.interrupted(error)
                         raise
-                    if runner.claim is not None:  # a committed superstep renews the claim
-                        await runner.claim.renew()
+                    claim = runner.claim
+                    if claim is not None and claim.due():  # a committed superstep renews it
+                        await claim.renew()
             except RunFailure as failure:
                 while sent < len(events):
                     yield events[sent]

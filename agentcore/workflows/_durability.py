@@ -67,7 +67,6 @@ __all__ = [
     "save",
     "save_last",
     "save_pending_write",
-    "successor",
     "with_pending_writes",
 ]
 
@@ -76,14 +75,23 @@ def _provides(store: object, members: tuple[str, ...], protocol: type[Any]) -> b
     """``isinstance(store, protocol)``, cheap when the store's class defines the
     protocol's methods: on Python 3.11 every ``isinstance`` against a runtime-checkable
     protocol collects the protocol's members anew (10-25 µs, paid once per run even
-    without a store). Anything else (an instance attribute, ``__getattr__``) still
-    gets the full check."""
+    without a store). A class found to define them is remembered (a run asks three
+    times). Anything else (an instance attribute, ``__getattr__``) still gets the full
+    check."""
     if store is None:
         return False
     cls = type(store)
-    if all(getattr(cls, name, None) is not None for name in members):
+    if (cls, members) in _DEFINES:
         return True
-    return isinstance(store, protocol)
+    for name in members:
+        if getattr(cls, name, None) is None:
+            return isinstance(store, protocol)
+    _DEFINES.add((cls, members))
+    return True
+
+
+_DEFINES: set[tuple[type[Any], tuple[str, ...]]] = set()
+"""(store class, protocol members) pairs whose class defines every member."""
 
 
 T = TypeVar("T")
@@ -239,11 +247,16 @@ class RunClaim:
         self.held = True
         return found
 
+    def due(self) -> bool:
+        """Whether the claim is to be renewed at this barrier: held, and a tenth of its
+        ttl has passed since it was last taken, so every superstep starts with at least
+        90% of the ttl ahead of it, and a run of quick supersteps does not pay a store
+        write for each. (Asked before awaiting :meth:`renew`: most barriers need not.)"""
+        return self.held and time.monotonic() - self._taken_at >= self.ttl / 10
+
     async def renew(self) -> None:
-        """At a barrier: renew the claim once a tenth of its ttl has passed since it
-        was last taken, so every superstep starts with at least 90% of the ttl ahead
-        of it, and a run of quick supersteps does not pay a store write for each."""
-        if self.held and time.monotonic() - self._taken_at >= self.ttl / 10:
+        """At a barrier: renew the claim if it is :meth:`due`."""
+        if self.due():
             await self.take()
 
     async def release(self) -> None:
@@ -269,10 +282,12 @@ def checkpoint_of(
     parent_id: str | None,
     status: RunStatus,
     done: Sequence[WorkflowContext[Any, Any] | None] | None,
+    created_at: str | None = None,
 ) -> WorkflowCheckpoint:
-    """``state`` as a checkpoint. ``done``: the contexts of the superstep under way
-    (``None`` slots: not finished); a failed or cancelled checkpoint keeps the finished
-    ones as pending writes, beside those it already had."""
+    """``state`` as a checkpoint (made now, unless ``created_at`` is given). ``done``:
+    the contexts of the superstep under way (``None`` slots: not finished); a failed or
+    cancelled checkpoint keeps the finished ones as pending writes, beside those it
+    already had."""
     frozen = frozen_state(state)
     if done is not None and status in ("failed", "cancelled"):
         finished = dict(state.finished)
@@ -293,6 +308,7 @@ def checkpoint_of(
         graph.version,
         frozen,
         graph.registry,
+        created_at,
     )
 
 
@@ -310,65 +326,40 @@ def first_save_claims(store: object) -> SupportsCombinedClaims | None:
     return store if has_combined_claims(store) else None
 
 
-def successor(
-    checkpoint: WorkflowCheckpoint, status: RunStatus, state: RunState
-) -> WorkflowCheckpoint:
-    """The child of ``checkpoint`` with ``status`` and the same run state (``state``,
-    unchanged since), made at the same moment: a run's end right after its last
-    barrier, the frozen state, requests and time shared instead of made again."""
-    frozen = checkpoint.state
-    if frozen is None or checkpoint.registry is None:  # not one of the run's own
-        raise CheckpointError("successor() needs a checkpoint a run made")
-    return workflow_checkpoint(
-        checkpoint.run_id,
-        state.call.checkpoint_id(state.superstep),
-        checkpoint.checkpoint_id,
-        checkpoint.superstep,
-        status,
-        checkpoint.workflow,
-        checkpoint.requests,
-        checkpoint.workflow_version,
-        frozen,
-        checkpoint.registry,
-        checkpoint.created_at,
-    )
-
-
 async def save(
     store: CheckpointStore | None,
-    checkpoint: WorkflowCheckpoint | None,
+    record: CheckpointRecord | None,
     claim: RunClaim | None = None,
 ) -> None:
-    """Write ``checkpoint`` to ``store`` (if both are given), shielded from
-    cancellation; with the run's ``claim`` if that is to be taken with this save."""
-    if store is None or checkpoint is None:
+    """Write ``record`` to ``store`` (if both are given), shielded from cancellation;
+    with the run's ``claim`` if that is to be taken with this save."""
+    if store is None or record is None:
         return
     if claim is not None and claim.joins is not None:
-        await claim.take_with(claim.joins, CheckpointRecord.of(checkpoint))
+        await claim.take_with(claim.joins, record)
         return
-    await shielded(store, store.save(CheckpointRecord.of(checkpoint)))
+    await shielded(store, store.save(record))
 
 
 async def save_last(
     store: CheckpointStore | None,
-    checkpoints: Sequence[WorkflowCheckpoint],
+    records: Sequence[CheckpointRecord],
     claim: RunClaim | None,
 ) -> None:
-    """Write a run's last ``checkpoints`` (its final barrier's, if unsaved, then its
+    """Write a run's last ``records`` (its final barrier's, if unsaved, then its
     pause or completion) and release its ``claim``: nothing of the run happens after
     them, so with ``SupportsCombinedClaims`` they are one store call and one
-    transaction; otherwise a save per checkpoint, then the release."""
-    if store is not None and checkpoints:
+    transaction; otherwise a save per record, then the release."""
+    if store is not None and records:
         if claim is not None and claim.joins is not None:  # the run's first save too
-            await save(store, checkpoints[0], claim)
-            checkpoints = checkpoints[1:]
-        if checkpoints and claim is not None and claim.held and has_combined_claims(store):
-            records = [CheckpointRecord.of(c) for c in checkpoints]
+            await save(store, records[0], claim)
+            records = records[1:]
+        if records and claim is not None and claim.held and has_combined_claims(store):
             await shielded(store, store.save_and_release(records, claim.run_id, claim.owner))
             claim.held = False
             return
-        for checkpoint in checkpoints:
-            await save(store, checkpoint)
+        for record in records:
+            await save(store, record)
     if claim is not None:
         await claim.release()
 

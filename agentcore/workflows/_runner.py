@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared, route
-from agentcore.workflows._checkpoint import RunStatus, WorkflowCheckpoint
+from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._durability import (
     RunClaim,
@@ -26,7 +26,6 @@ from agentcore.workflows._durability import (
     executor_failure,
     save,
     save_last,
-    successor,
 )
 from agentcore.workflows._events import (
     DeliveryRecord,
@@ -41,6 +40,7 @@ from agentcore.workflows._events import (
     WorkflowWarning,
 )
 from agentcore.workflows._fastpaths import (
+    RecordWriter,
     executor_completed,
     executor_invoked,
     intermediate_output,
@@ -57,6 +57,7 @@ from agentcore.workflows._requests import GENERATED_PREFIX, unique_request
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe
+from agentcore.workflows._value import utc_now
 from agentcore.workflows.errors import (
     WorkflowStalledError,
     WorkflowTypeError,
@@ -67,6 +68,19 @@ __all__ = ["Runner"]
 
 if TYPE_CHECKING:
     import logging
+
+
+def _fields(
+    checkpoint: WorkflowCheckpoint,
+) -> tuple[str, str | None, int, RunStatus, str]:
+    """What a record takes of ``checkpoint`` besides the run's fields and its state."""
+    return (
+        checkpoint.checkpoint_id,
+        checkpoint.parent_id,
+        checkpoint.superstep,
+        checkpoint.status,
+        checkpoint.created_at,
+    )
 
 
 def _log() -> logging.Logger:
@@ -87,6 +101,7 @@ class Runner(Invocations):
         "_last",
         "_recording",
         "_steps",
+        "_writer",
         "claim",
         "events",
         "intermediate",
@@ -135,6 +150,8 @@ class Runner(Invocations):
         self.live = None
         self.durable = True
         self.claim: RunClaim | None = None  # this call's claim on the run, if the store has them
+        self._writer: RecordWriter | None = None
+        """Writes the run's records (made with the first: a run without a store has none)."""
         self._delivery_hooks: list[Callable[[DeliveryRecord], Any]] = [
             hook for o in observers if callable(hook := getattr(o, "on_delivery", None))
         ]
@@ -174,8 +191,9 @@ class Runner(Invocations):
         except BaseException as error:
             await self.interrupted(error)
             raise
-        if self.claim is not None:  # a superstep that committed renews the run's claim
-            await self.claim.renew()
+        claim = self.claim
+        if claim is not None and claim.due():  # a committed superstep renews the claim
+            await claim.renew()
 
     async def interrupted(self, error: BaseException) -> None:
         """After a superstep raised ``error``: a failure saves the failed checkpoint, a
@@ -219,23 +237,47 @@ class Runner(Invocations):
         if not self.state.inbox:
             await self.end(self.store is not None and self.durable)
         elif self.store is not None and self.durable:
-            await self.save(self.checkpoint("running"))
+            await save(self.store, self.barrier_record(), self.claim)
 
     async def end(self, barrier: bool) -> WorkflowCheckpoint:
         """Write the run's last checkpoint (paused or completed; after its last
         barrier's if ``barrier``) and release the claim: :func:`save_last`."""
-        status: RunStatus = "paused" if self.state.pending else "completed"
-        if barrier:  # the same state twice: the end shares the barrier's
-            first = self.checkpoint("running")
-            last = successor(first, status, self.state)
-            self.parent_id = last.checkpoint_id
-            checkpoints = [first, last]
+        state = self.state
+        status: RunStatus = "paused" if state.pending else "completed"
+        store = self.store
+        if barrier:  # the same state twice, made at the same moment: its text made once
+            writer = self.writer()
+            text = writer.state(state)
+            first = self.barrier_record(text)
+            last = self.checkpoint(status, first.created_at)
+            records = [first, writer.record(*_fields(last), text)]
         else:
             last = self.checkpoint(status)
-            checkpoints = [last]
-        await save_last(self.store, checkpoints, self.claim)
+            records = [] if store is None else [self.writer().of(last)]
+        await save_last(store, records, self.claim)
         self._last = last
         return last
+
+    def writer(self) -> RecordWriter:
+        """The run's record writer (made on first use)."""
+        writer = self._writer
+        if writer is None:
+            graph = self.graph
+            writer = RecordWriter(self.state.run_id, graph.name, graph.version, graph.registry)
+            self._writer = writer
+        return writer
+
+    def barrier_record(self, text: str | None = None) -> CheckpointRecord:
+        """The record of the run's ``running`` checkpoint now, written from the live
+        state (``text``: its state's, if written already): the checkpoint value itself
+        (a frozen copy of the state) is never needed; the next checkpoint is its child."""
+        state = self.state
+        writer = self.writer()
+        if text is None:
+            text = writer.state(state)
+        checkpoint_id = state.call.checkpoint_id(state.superstep)
+        parent_id, self.parent_id = self.parent_id, checkpoint_id
+        return writer.record(checkpoint_id, parent_id, state.superstep, "running", utc_now(), text)
 
     def record(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
         """Record the superstep's events and commit it at the barrier (``announced``:
@@ -279,7 +321,8 @@ class Runner(Invocations):
 
     async def save(self, checkpoint: WorkflowCheckpoint | None) -> None:
         """Write ``checkpoint`` to the run's store (if any), shielded from cancellation."""
-        await save(self.store, checkpoint, self.claim)
+        if self.store is not None and checkpoint is not None:
+            await save(self.store, self.writer().of(checkpoint), self.claim)
 
     def failure(
         self, executor_id: str, ordinal: int, superstep: int, error: BaseException
@@ -313,10 +356,12 @@ class Runner(Invocations):
         )
         return self.result
 
-    def checkpoint(self, status: RunStatus) -> WorkflowCheckpoint:
-        """The run's checkpoint now (a failed or cancelled one keeps what finished of the
-        current superstep as pending writes); the next one is its child."""
-        checkpoint = checkpoint_of(self.state, self.graph, self.parent_id, status, self._done)
+    def checkpoint(self, status: RunStatus, created_at: str | None = None) -> WorkflowCheckpoint:
+        """The run's checkpoint now (or at ``created_at``; a failed or cancelled one keeps
+        what finished of the current superstep as pending writes); the next one is its
+        child."""
+        state, graph, done = self.state, self.graph, self._done
+        checkpoint = checkpoint_of(state, graph, self.parent_id, status, done, created_at)
         self.parent_id = checkpoint.checkpoint_id
         return checkpoint
 

@@ -67,12 +67,11 @@ def _check_ttl(ttl: float) -> None:
 
 class InMemoryCheckpointStore:
     """Checkpoints in a dict: for tests and single-process use. Claims hold within
-    this process only. Every save still encodes the checkpoint as JSON (the record's
-    payload), so a run that saves here proves its checkpoints serialize (a state that
-    holds nothing, as at a run's end, always has the same text: it is encoded once and
-    reused, see ``_checkpoint._state_fields``). Its methods
-    never suspend, so the engine calls them without a shielding cancel scope: no
-    cancellation can land inside them (a subclass gets the scope)."""
+    this process only. It keeps what the SQLite store keeps: records whose payload is
+    the checkpoint's JSON, so a run that saves here proves its checkpoints serialize
+    (a run writes them with ``_fastpaths.RecordWriter``). Its methods never suspend,
+    so the engine calls them without a shielding cancel scope: no cancellation can
+    land inside them (a subclass gets the scope)."""
 
     def __init__(self, *, keep_last: int | None = None) -> None:
         self.keep_last: int | None = _check_keep_last(keep_last)

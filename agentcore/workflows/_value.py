@@ -19,21 +19,26 @@ RunStatus: TypeAlias = Literal["running", "paused", "completed", "failed", "canc
 
 _second: tuple[int, str] = (-1, "")
 """The last whole second formatted (a run makes its checkpoints within one, mostly)."""
+_MILLIS: list[str] = []
+"""``".000+00:00"`` to ``".999+00:00"``, made on first use."""
 
 
 def utc_now() -> str:
     """Now in UTC as ``datetime.isoformat(timespec="milliseconds")`` writes it
-    (``2026-11-26T11:30:00.125+00:00``), the date and time formatted once a second:
-    ``datetime.now(timezone.utc).isoformat(...)`` cost about a twentieth of a no-op
-    run."""
+    (``2026-11-26T11:30:00.125+00:00``), the date and time formatted once a second
+    and the milliseconds' text looked up: ``datetime.now(timezone.utc).isoformat(...)``
+    cost about a twentieth of a no-op run, and formatting the milliseconds with
+    ``:03d`` about half of what remained (callgrind: 5.9k instructions a call, 2.6k
+    with the table)."""
     global _second
-    now = time.time()
-    whole = int(now)
+    whole, millis = divmod(time.time_ns() // 1_000_000, 1000)
     second, prefix = _second
     if second != whole:
         prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
         _second = (whole, prefix)
-    return f"{prefix}.{int((now - whole) * 1000):03d}+00:00"
+        if not _MILLIS:
+            _MILLIS.extend([f".{n:03d}+00:00" for n in range(1000)])
+    return prefix + _MILLIS[millis]
 
 
 @attrs.frozen

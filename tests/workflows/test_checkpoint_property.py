@@ -27,7 +27,15 @@ from agentcore.workflows import (
     response_handler,
 )
 from agentcore.workflows._checkpoint import CheckpointRecord
-from agentcore.workflows._state import Buffered, Envelope, Finished, FrozenState, PendingEntry
+from agentcore.workflows._fastpaths import RecordWriter
+from agentcore.workflows._state import (
+    Buffered,
+    Envelope,
+    Finished,
+    FrozenState,
+    PendingEntry,
+    RunState,
+)
 
 
 @attrs.frozen
@@ -237,6 +245,9 @@ def test_checkpoint_round_trip_property(state: FrozenState) -> None:
     )
     text = to_json(checkpoint)
     assert CheckpointRecord.of(checkpoint).payload == text  # a store's record: the same bytes
+    assert _written(checkpoint).payload == text  # and the one a run writes
+    writer = RecordWriter(state.run_id, PAUSED.workflow, PAUSED.workflow_version, PAUSED.registry)
+    assert writer.state(RunState.thaw(state)) == writer.state(state)  # live as frozen
     restored = WORKFLOW.restore(text)
     assert restored.state is not None
     assert comparable(restored.state) == comparable(state)
@@ -252,11 +263,18 @@ def test_a_records_payload_is_to_json_whatever_the_names(
         PAUSED, workflow=name, workflow_version=version, parent_id=parent, checkpoint_id=name
     )
     assert CheckpointRecord.of(checkpoint).payload == to_json(checkpoint)
+    assert _written(checkpoint).payload == to_json(checkpoint)
 
 
-def test_a_state_that_holds_nothing_has_the_payload_of_to_json() -> None:
-    # such a state's text is kept after its first encoding: it must stay to_json's
-    # whatever was encoded before it, and any one thing held makes it encoded again
+def _written(checkpoint: WorkflowCheckpoint) -> CheckpointRecord:
+    """The record a run writes of ``checkpoint`` (``_fastpaths.RecordWriter``)."""
+    run_id, workflow, version = checkpoint.run_id, checkpoint.workflow, checkpoint.workflow_version
+    return RecordWriter(run_id, workflow, version, checkpoint.registry).of(checkpoint)
+
+
+def test_a_state_that_holds_one_thing_has_the_payload_of_to_json() -> None:
+    # a run writes the parts that hold nothing as fixed text: any one thing held
+    # must be encoded, and nothing held must read as the encoder writes it
     paused = PAUSED.state
     assert paused is not None
     empty = FrozenState(paused.run_id, paused.superstep, (), {}, {}, {}, {}, (), {}, None)
@@ -267,6 +285,8 @@ def test_a_state_that_holds_nothing_has_the_payload_of_to_json() -> None:
         attrs.evolve(empty, buffers=paused.buffers),
         attrs.evolve(empty, pending=paused.pending),
         attrs.evolve(empty, shared={"seen": 1}),
+        attrs.evolve(empty, states={"worker": Counter(1)}),
+        attrs.evolve(empty, inbox=(Envelope("split", (0, 0, 0), "a", (), str),)),
         attrs.evolve(empty, answered=("rq_1",)),
         attrs.evolve(empty, usage=Usage(input_tokens=1)),
         empty,
@@ -274,3 +294,4 @@ def test_a_state_that_holds_nothing_has_the_payload_of_to_json() -> None:
         requests = tuple(e.request for e in state.pending.values())
         checkpoint = attrs.evolve(PAUSED, state=state, requests=requests)
         assert CheckpointRecord.of(checkpoint).payload == to_json(checkpoint)
+        assert _written(checkpoint).payload == to_json(checkpoint)

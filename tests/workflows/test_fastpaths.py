@@ -30,7 +30,10 @@ from agentcore.workflows import (
     WorkflowOutput,
     WorkflowRunResult,
 )
+from agentcore.workflows._checkpoint import CheckpointRecord
+from agentcore.workflows._codec import TypeRegistry
 from agentcore.workflows._fastpaths import (
+    RecordWriter,
     encode_json,
     executor_completed,
     executor_invoked,
@@ -45,7 +48,15 @@ from agentcore.workflows._fastpaths import (
     workflow_output,
 )
 from agentcore.workflows._requests import PendingRequest
-from agentcore.workflows._state import Buffered, Envelope, FrozenState, PendingEntry, RunState
+from agentcore.workflows._state import (
+    Buffered,
+    Envelope,
+    Finished,
+    FrozenState,
+    PendingEntry,
+    RunState,
+)
+from agentcore.workflows.errors import CheckpointError
 
 CASES: list[tuple[Callable[..., Any], type[Any], tuple[Any, ...]]] = [
     (run_started, RunStarted, ("wfr_1", "flow", "ck_2")),
@@ -198,3 +209,90 @@ def test_encode_json_refuses_a_circular_document() -> None:
     document["self"] = [document]
     with pytest.raises(ValueError, match="Circular reference"):
         encode_json(document)
+
+
+@attrs.frozen
+class Note:
+    text: str
+    n: int
+
+
+REGISTRY = TypeRegistry([str, int, Note, bool])
+
+
+def _live_states() -> list[RunState]:
+    """Live states of every shape a record's text is written for: nothing held, one
+    text message (the usual barrier), other messages, an answer, and each other part."""
+    question: PendingRequest[Any, Any] = PendingRequest("req_2_0_0", "b", Note("?", 1), bool, 2)
+    entry = PendingEntry(question, (2, 0, 0), {"ctx": [1, None]})
+    done = Finished("b", (3, 0, 0), (("sent", str, None),), (), (), None, False, {}, (), ())
+    return [
+        RunState("wfr_1"),
+        RunState("wfr_1", superstep=1, inbox=[Envelope("b", (1, 0, 0), "x", ("a",), str)]),
+        RunState(
+            "wfr_1",
+            superstep=3,
+            inbox=[
+                Envelope("b", (3, 0, 0), 'é "q" \\ \n', ("a", "c"), str),
+                Envelope("b", (3, 0, 1), 7, ("a",), int),
+                Envelope("c", (3, 1, 0), Note("n", 2), (), Note),
+                Envelope("b", (3, -1, 0), True, (), bool, entry),
+                Envelope("c", (3, 1, 1), ("x", "y"), ("a",), tuple),
+            ],
+        ),
+        RunState("wfr_1", superstep=2, buffers={"g1": []}),  # an emptied fan-in group
+        _state(),
+        RunState("wfr_1", superstep=2, pending={question.id: entry}, answered=["req_1"]),
+        RunState("wfr_1", superstep=2, states={"b": Note("s", 0)}, finished={0: done}),
+    ]
+
+
+@pytest.mark.parametrize("status", ["running", "paused", "failed"])
+def test_the_written_record_is_the_plain_one(status: Any) -> None:
+    for version in (None, "v1"):
+        writer = RecordWriter("wfr_1", "flów", version, REGISTRY)
+        for state in _live_states():
+            frozen = frozen_state(state)
+            requests = tuple(e.request for e in frozen.pending.values())
+            checkpoint = workflow_checkpoint(
+                "wfr_1", "ck_2", None, state.superstep, status, "flów", requests, version,
+                frozen, REGISTRY,
+            )  # fmt: skip
+            plain = CheckpointRecord.of(checkpoint)
+            assert plain.payload == to_json(checkpoint)
+            for fast in (
+                writer.of(checkpoint),
+                writer.record(
+                    "ck_2", None, state.superstep, status, checkpoint.created_at,
+                    writer.state(state),  # from the live state, without the frozen copy
+                ),
+            ):  # fmt: skip
+                assert type(fast) is CheckpointRecord
+                assert _fields(fast) == _fields(plain)
+                assert fast == plain
+                assert hash(fast) == hash(plain)
+                assert repr(fast) == repr(plain)
+                assert weakref.ref(fast)() is fast
+                with pytest.raises(attrs.exceptions.FrozenInstanceError):
+                    fast.payload = "changed"  # type: ignore[misc]  # the mistake under test
+    assert len(attrs.fields(CheckpointRecord)) == 10  # the writer fills every field
+
+
+def test_the_writer_refuses_what_the_plain_record_refuses() -> None:
+    writer = RecordWriter("wfr_1", "flow", None, REGISTRY)
+    state = RunState("wfr_1", inbox=[Envelope("b", (1, 0, 0), 1.5, (), float)])
+    with pytest.raises(CheckpointError, match="cannot store a float"):
+        writer.state(state)  # the workflow does not know the type
+    state = RunState("wfr_1", shared={"v": float("nan")})
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        writer.state(state)  # still encoded: a run that saves proves it serializes
+    bare = WorkflowCheckpoint("wfr_1", "ck_1", None, 0, "running", "flow", ())
+    with pytest.raises(CheckpointError, match="not made by a workflow run"):
+        writer.of(bare)
+    with pytest.raises(CheckpointError, match="not made by a workflow run"):
+        CheckpointRecord.of(bare)
+    other = workflow_checkpoint(
+        "wfr_2", "ck_1", None, 0, "running", "flow", (), None, frozen_state(RunState("wfr_2")), 0
+    )
+    with pytest.raises(ValueError, match="another run"):
+        writer.of(other)

@@ -20,6 +20,7 @@ from agentcore.workflows import (
     WorkflowContext,
     executor,
 )
+from agentcore.workflows._checkpoint import CheckpointRecord
 from agentcore.workflows._durability import has_pending_writes, has_run_claims, save
 
 
@@ -93,7 +94,7 @@ async def test_a_save_in_a_cancelled_scope_is_written_whole(anyio_backend: str) 
     for store in (InMemoryCheckpointStore(), SlowStore()):
         with anyio.CancelScope() as scope:
             scope.cancel()  # the save runs as a cancelled run's would
-            await save(store, checkpoint)
+            await save(store, CheckpointRecord.of(checkpoint))
         assert [r.checkpoint_id for r in await store.list_checkpoints(checkpoint.run_id)] == [
             checkpoint.checkpoint_id
         ]
