@@ -23,6 +23,7 @@ __all__ = [
     "RESPONSE_MARK",
     "Explicit",
     "FunctionExecutor",
+    "call_function",
     "executor",
     "handler",
     "response_handler",
@@ -125,18 +126,10 @@ class FunctionExecutor:
     id: str
     fn: Callable[..., Any]
     explicit: Explicit | None = attrs.field(default=None, repr=False)
-    # Whether ``fn`` takes the context, read from its signature once.
-    takes_ctx: bool = attrs.field(
-        init=False,
-        default=attrs.Factory(lambda self: _takes_ctx(self.fn), takes_self=True),
-        eq=False,
-        repr=False,
-    )
 
     async def handle(self, message: Any, ctx: WorkflowContext[Any, Any]) -> None:
         """Run the function on ``message``; a non-``None`` return value is sent."""
-        fn = self.fn
-        result = await (fn(message, ctx) if self.takes_ctx else fn(message))
+        result = await call_function(self.fn, message, ctx)
         if result is not None:
             await ctx.send(result)
 
@@ -144,8 +137,10 @@ class FunctionExecutor:
         return self.fn(*args, **kwargs)
 
 
-def _takes_ctx(fn: Callable[..., Any]) -> bool:
-    return len(inspect.signature(fn).parameters) >= 2
+async def call_function(fn: Callable[..., Any], message: Any, ctx: Any) -> Any:
+    if len(inspect.signature(fn).parameters) >= 2:
+        return await fn(message, ctx)
+    return await fn(message)
 
 
 @overload
