@@ -16,7 +16,7 @@ from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import ToolLoop
 from agentcore._run_context import RunContext, RunLocals
 from agentcore._sessions.history import InMemoryHistoryStore, SqliteHistoryStore
-from agentcore._sessions.session import AgentSession
+from agentcore._sessions.session import AgentSession, PausedRun
 from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream, StreamConsumedError
 from agentcore._types.contents import (
@@ -157,6 +157,7 @@ __all__ = [
     "MCPTool",
     "Message",
     "MiddlewareTermination",
+    "PausedRun",
     "ReasoningContent",
     "ReleaseCandidateFeature",
     "ReleaseCandidateWarning",
