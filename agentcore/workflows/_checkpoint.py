@@ -68,6 +68,24 @@ class CheckpointRecord:
     format: int
     payload: str
 
+    def row(
+        self,
+    ) -> tuple[str, str, str | None, int, RunStatus, str, str | None, str, int, str]:
+        """The fields in their order: the row a store writes (``CheckpointRecord(*row)``
+        reads one back)."""
+        return (
+            self.run_id,
+            self.checkpoint_id,
+            self.parent_id,
+            self.superstep,
+            self.status,
+            self.workflow,
+            self.workflow_version,
+            self.created_at,
+            self.format,
+            self.payload,
+        )
+
     @classmethod
     def of(cls, checkpoint: WorkflowCheckpoint) -> CheckpointRecord:
         """The record of ``checkpoint``: its payload is ``to_json(checkpoint)``. (A run

@@ -338,23 +338,7 @@ class SqliteCheckpointStore:
 
     def _saving(self, record: CheckpointRecord) -> list[_Statement]:
         """The statements of one save (run in one transaction)."""
-        statements: list[_Statement] = [
-            (
-                _INSERT,
-                (
-                    record.run_id,
-                    record.checkpoint_id,
-                    record.parent_id,
-                    record.superstep,
-                    record.status,
-                    record.workflow,
-                    record.workflow_version,
-                    record.created_at,
-                    record.format,
-                    record.payload,
-                ),
-            )
-        ]
+        statements: list[_Statement] = [(_INSERT, record.row())]
         if record.status not in _KEEPS_WRITES:
             statements.append(
                 ("DELETE FROM agentcore_workflow_pending_writes WHERE run_id = ?", (record.run_id,))

@@ -178,18 +178,7 @@ class PostgresCheckpointStore:
         """Inside a transaction: the statements of one save."""
         conn.execute(
             self._insert,
-            (
-                record.run_id,
-                record.checkpoint_id,
-                record.parent_id,
-                record.superstep,
-                record.status,
-                record.workflow,
-                record.workflow_version,
-                record.created_at,
-                record.format,
-                record.payload,
-            ),
+            record.row(),
         )
         if record.status not in ("failed", "cancelled"):  # the superstep is closed
             conn.execute(self._drop_writes, (record.run_id,))

@@ -273,6 +273,8 @@ def test_the_written_record_is_the_plain_one(status: Any) -> None:
                 assert hash(fast) == hash(plain)
                 assert repr(fast) == repr(plain)
                 assert weakref.ref(fast)() is fast
+                assert fast.row() == plain.row()  # the row a store writes
+                assert CheckpointRecord(*fast.row()) == plain  # and reads back
                 with pytest.raises(attrs.exceptions.FrozenInstanceError):
                     fast.payload = "changed"  # type: ignore[misc]  # the mistake under test
     assert len(attrs.fields(CheckpointRecord)) == 10  # the writer fills every field
