@@ -22,7 +22,7 @@ Durable runs need asyncio: every supported engine's async API is asyncio only.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Hashable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, cast, overload
 
 from agentcore._agent.agent import _NO_DEPS, Agent  # _NO_DEPS: run(deps=...) not given
@@ -30,6 +30,7 @@ from agentcore._agent.tool_providers import AgentTool
 from agentcore._loop.tool_calls import result_value
 from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
 from agentcore._seams import AgentInput
+from agentcore._sessions.history import store_key
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import (
@@ -301,6 +302,12 @@ class DurableHistoryStore:
         self.engine = engine
         self._load_name = f"{name}.history.load"
         self._append_name = f"{name}.history.append"
+
+    @property
+    def store_key(self) -> Hashable:
+        """The wrapped store's key: a durable agent and a plain one (or two durable
+        agents) on the same store share its sessions."""
+        return store_key(self.store)
 
     async def load(self, session_id: str) -> list[Message]:
         _check_workflow(self.engine, "a durable history load")
