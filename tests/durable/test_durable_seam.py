@@ -196,8 +196,9 @@ async def test_a_replay_that_meets_another_step_stops_the_run() -> None:
     world, journal = World(), Journal()
     await durable_agent(world.agent(), JournalEngine(journal)).run("x")
     renamed = durable_agent(world.agent(), JournalEngine(journal), name="kiosk")
-    with pytest.raises(StepMismatch, match=r"recorded as 'cafe\.model'"):
+    with pytest.raises(DurableExecutionError, match=r"recorded as 'cafe\.model'") as raised:
         await renamed.run("x")
+    assert isinstance(raised.value.__cause__, StepMismatch)  # the engine's own error
 
 
 async def test_a_tool_failure_is_recorded_and_replayed_the_same() -> None:
@@ -396,8 +397,9 @@ async def test_an_engine_error_inside_a_tool_step_ends_the_run() -> None:
     agent = Agent(
         FunctionChatClient(lambda m, o: calls(("c1", "act", "{}"))), name="a", tools=[act]
     )
-    with pytest.raises(StepMismatch):
+    with pytest.raises(DurableExecutionError, match="the engine refused") as raised:
         await durable_agent(agent, JournalEngine(Journal())).run("x")
+    assert isinstance(raised.value.__cause__, StepMismatch)
 
 
 async def test_a_recorded_tool_step_that_is_no_tool_outcome_stops_the_replay() -> None:
