@@ -137,6 +137,11 @@ class HistoryStore(Protocol):
 
     ``append`` receives every message of one completed run (its input and what
     it produced) and must store all of them or none.
+
+    A store may also have a ``store_key`` attribute: a hashable value naming where it
+    keeps histories (``SqliteHistoryStore``: the resolved file). An agent accepts a
+    session whose history went to another store object only when both have equal
+    keys; a store without one is the same store only as itself.
     """
 
     async def load(self, session_id: str) -> list[Message]: ...

@@ -7,7 +7,7 @@ failed or cancelled run never leaves half a turn behind.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
@@ -31,7 +31,7 @@ _RUN_STATE_CONTENTS = (
     UserInputResponseContent,
 )
 
-__all__ = ["InMemoryHistoryStore", "SqliteHistoryStore", "history_view"]
+__all__ = ["InMemoryHistoryStore", "SqliteHistoryStore", "history_view", "store_key"]
 
 
 def history_view(messages: Sequence[Message]) -> list[Message]:
@@ -45,6 +45,33 @@ def history_view(messages: Sequence[Message]) -> list[Message]:
         elif contents:
             out.append(Message(message.role, contents, message.author_name, message.message_id))
     return out
+
+
+class _SameObject:
+    """The key of a store that names no database: equal only for that very object."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: object) -> None:
+        self.target = target
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameObject) and other.target is self.target
+
+    def __hash__(self) -> int:
+        return id(self.target)
+
+
+def store_key(store: object) -> Hashable:
+    """What tells whether two history stores hold the same histories.
+
+    A store names the database it writes to with a ``store_key`` attribute (the
+    SQLite file, the PostgreSQL database and table): two stores with equal keys are
+    one store, whichever objects they are. A store without one (in memory) is only
+    itself.
+    """
+    key: Hashable | None = getattr(store, "store_key", None)
+    return _SameObject(store) if key is None else key
 
 
 class InMemoryHistoryStore:
@@ -86,10 +113,17 @@ class SqliteHistoryStore:
     is created at the first run; its directory must exist (``FileNotFoundError``
     naming it otherwise). ``":memory:"`` and ``file:`` URIs are passed to SQLite as
     they are.
+
+    Two stores on the same file are the same store (``store_key``: the file's
+    resolved path), so a session may move between agents that each opened the file
+    (an agent built per request, for example). ``":memory:"`` and ``file:`` URIs are
+    only themselves.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path: str = str(path)
+        self.store_key: tuple[str, str] | None = None
+        """``("sqlite", <resolved path>)``; ``None`` for ``":memory:"``, ``""`` and URIs."""
         if self.path != ":memory:" and not self.path.startswith("file:"):
             import os
 
@@ -100,6 +134,9 @@ class SqliteHistoryStore:
                     "exist; create it first (os.makedirs(..., exist_ok=True)) or choose "
                     "another path"
                 )
+            if self.path:  # "" is a temporary database of its own
+                # Resolved now, against the current directory, as the directory was.
+                self.store_key = ("sqlite", os.path.realpath(self.path))
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []

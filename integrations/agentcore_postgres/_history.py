@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from psycopg import sql
+from psycopg import errors, pq, sql
+from psycopg.conninfo import conninfo_to_dict
 
 from agentcore import Message
 from agentcore.serialization import from_json, to_json
@@ -23,6 +24,38 @@ _TABLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _SCHEMA_LOCK = 0x6167_656E_7463
 
 
+def _database(url: str) -> tuple[str, str, str, str]:
+    """The server and database ``url`` connects to: host, port, database, user.
+
+    Read as libpq reads it, with its defaults (``PGHOST``, ``PGPORT``, ``PGUSER``,
+    ``PGDATABASE``, port 5432, the database named after the user) filled in, so two
+    spellings of one connection give one answer. ``hostaddr``, when given, is the
+    address libpq connects to.
+    """
+    try:
+        given = {key: str(value) for key, value in conninfo_to_dict(url).items()}
+    except errors.ProgrammingError as exc:
+        reason = str(exc).strip()
+        raise ValueError(
+            f"PostgresHistoryStore needs a libpq connection string or postgresql:// URL: {reason}"
+        ) from None  # the message, not the URL: it may hold a password
+    defaults = {
+        option.keyword.decode(): option.val.decode() if option.val is not None else ""
+        for option in pq.Conninfo.get_defaults()
+    }
+
+    def setting(name: str) -> str:
+        return given.get(name) or defaults.get(name, "")
+
+    user = setting("user")
+    return (
+        setting("hostaddr") or setting("host"),
+        setting("port") or "5432",
+        setting("dbname") or user,
+        user,
+    )
+
+
 class PostgresHistoryStore:
     """History in PostgreSQL: the store for several worker processes or machines.
 
@@ -35,6 +68,10 @@ class PostgresHistoryStore:
     Uses the synchronous ``psycopg`` driver in worker threads, one connection per
     thread, so it works under asyncio and trio alike. ``url`` is a libpq connection
     string or ``postgresql://`` URL; the table is created on first use.
+
+    Two stores on the same database and table are the same store (``store_key``:
+    host, port, database, user and table, however the URL spells them), so a session
+    may move between agents that each opened one.
     """
 
     def __init__(self, url: str, *, table: str = "agentcore_messages") -> None:
@@ -44,6 +81,8 @@ class PostgresHistoryStore:
             )
         self.url = url
         self.table = table
+        self.store_key: tuple[str, ...] = ("postgresql", *_database(url), table)
+        """``("postgresql", host, port, database, user, table)``."""
         name = sql.Identifier(table)
         create_sql = sql.SQL(
             "CREATE TABLE IF NOT EXISTS {} (session_id TEXT NOT NULL, position INTEGER NOT NULL, "
