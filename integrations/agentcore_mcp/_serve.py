@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
 
 from mcp import types
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 
 from agentcore import (
+    AgentResponse,
+    AgentSession,
     DataContent,
+    Message,
     RunContext,
     SupportsAgentRun,
     SupportsToolCall,
@@ -27,8 +31,20 @@ from agentcore import (
     ToolContext,
     ToolResult,
     UriContent,
+    UserInputRequestContent,
 )
 from agentcore.tools import ToolArgumentsError, UserInputRequired
+from agentcore_mcp._asking import (
+    Decision,
+    PausedRuns,
+    Question,
+    answers_of,
+    can_elicit,
+    decision,
+    form,
+    input_required,
+    refusal,
+)
 
 __all__ = ["serve_http", "serve_stdio", "streamable_http_app", "to_mcp_server"]
 
@@ -73,15 +89,88 @@ class _AgentTool:
         return {"task": task}
 
     async def invoke(self, arguments: Mapping[str, Any], *, context: ToolContext) -> Any:
-        # A fresh session per call: MCP calls are independent tasks.
+        # Called as a plain tool (no MCP request to ask through): a paused run is an error.
         response = await self.agent.run(arguments["task"], session=self.agent.create_session())
-        if response.approval_requests or response.user_input_requests:
-            return ToolResult(
-                f"Error: the {self.name} agent paused to ask for approval or input, which "
-                "this MCP server cannot relay; allow the tool it wanted, or run it directly",
-                is_error=True,
-            )
+        questions = _questions(response)
+        if questions:
+            why = "there is no MCP client to ask"
+            return ToolResult(refusal(self.name, questions, why), is_error=True)
         return response.text
+
+    async def serve(
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        arguments: Mapping[str, Any],
+        paused: PausedRuns,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Run the agent for one ``tools/call``, asking the client's user what its run
+        pauses for (see :mod:`agentcore_mcp._asking`)."""
+        if params.request_state is not None:  # a 2026-07-28 retry bringing answers
+            held = paused.take(params.request_state, self.name, arguments)
+            if held is None:
+                return _error(
+                    f"Error: the questions of the {self.name} agent that this call answers "
+                    "were already answered, have expired, or belong to another call; call "
+                    f"{self.name} again"
+                )
+            session, questions = held
+            answers = answers_of(params)
+            response = await self._resume(
+                session, [(q, decision(q, answers.get(q.id))) for q in questions]
+            )
+        else:
+            # A fresh session per call: MCP calls are independent tasks.
+            session = self.agent.create_session()
+            response = await self.agent.run(arguments["task"], session=session)
+        for _ in range(_MAX_ROUNDS):
+            questions = _questions(response)
+            if not questions:
+                return _call_result(response.text)
+            if not can_elicit(ctx):
+                why = "this MCP client cannot ask its user (it did not declare elicitation)"
+                return _error(refusal(self.name, questions, why))
+            if input_required(ctx):
+                token = paused.keep(self.name, arguments, session, questions)
+                requests = {q.id: types.ElicitRequest(params=form(q, self.name)) for q in questions}
+                return types.InputRequiredResult(input_requests=requests, request_state=token)
+            answered: list[tuple[Question, Decision | None]] = []
+            for question in questions:
+                asked = form(question, self.name)
+                try:
+                    answer = await ctx.session.elicit_form(
+                        asked.message, asked.requested_schema, related_request_id=ctx.request_id
+                    )
+                except MCPError as exc:
+                    why = f"the MCP client could not ask its user ({exc})"
+                    return _error(refusal(self.name, [question], why))
+                answered.append((question, decision(question, answer)))
+            response = await self._resume(session, answered)
+        return _error(
+            f"Error: the {self.name} agent kept asking after {_MAX_ROUNDS} rounds of questions"
+        )
+
+    async def _resume(
+        self, session: AgentSession, answered: Sequence[tuple[Question, Decision | None]]
+    ) -> AgentResponse[Any]:
+        unanswered = [
+            q.prompt for q, d in answered if d is None and isinstance(q, UserInputRequestContent)
+        ]
+        if unanswered:
+            # A question the user would not answer: a new message closes the paused
+            # calls with an error result, and the agent carries on from there.
+            said = "; ".join(repr(prompt) for prompt in unanswered)
+            return await self.agent.run(f"The user did not answer {said}.", session=session)
+        decisions = [d for _, d in answered if d is not None]
+        return await self.agent.run(Message("user", decisions), session=session)
+
+
+_MAX_ROUNDS = 16
+"""Rounds of questions one call may ask before it gives up (an agent that asks forever)."""
+
+
+def _questions(response: AgentResponse[Any]) -> list[Question]:
+    return [*response.approval_requests, *response.user_input_requests]
 
 
 def to_mcp_server(
@@ -117,7 +206,11 @@ def to_mcp_server(
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_listing(tool) for tool in tools.values()])
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    paused = PausedRuns()
+
+    async def call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         tool = tools.get(params.name)
         if tool is None:
             return _error(f"Unknown tool: {params.name}")
@@ -125,6 +218,11 @@ def to_mcp_server(
             arguments = tool.parse_arguments(params.arguments or {})
         except ToolArgumentsError as exc:
             return _error(f"Error: invalid arguments for {tool.name}: {exc}")
+        if isinstance(tool, _AgentTool):
+            try:
+                return await tool.serve(ctx, params, arguments, paused)
+            except Exception:  # like the tool loop: the client learns it failed, not why
+                return _error(f"Error: {tool.name} failed.")
         call_id = str(getattr(ctx, "request_id", None) or tool.name)
         try:
             result = await tool.invoke(
