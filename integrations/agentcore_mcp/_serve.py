@@ -114,10 +114,10 @@ class _AgentTool:
                     "were already answered, have expired, or belong to another call; call "
                     f"{self.name} again"
                 )
-            session, questions = held
+            session, asked_before = held
             answers = answers_of(params)
             response = await self._resume(
-                session, [(q, decision(q, answers.get(q.id))) for q in questions]
+                session, [(q, decision(q, answers.get(q.id))) for q in asked_before]
             )
         else:
             # A fresh session per call: MCP calls are independent tasks.
@@ -132,7 +132,9 @@ class _AgentTool:
                 return _error(refusal(self.name, questions, why))
             if input_required(ctx):
                 token = paused.keep(self.name, arguments, session, questions)
-                requests = {q.id: types.ElicitRequest(params=form(q, self.name)) for q in questions}
+                requests: types.InputRequests = {
+                    q.id: types.ElicitRequest(params=form(q, self.name)) for q in questions
+                }
                 return types.InputRequiredResult(input_requests=requests, request_state=token)
             answered: list[tuple[Question, Decision | None]] = []
             for question in questions:

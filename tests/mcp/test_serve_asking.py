@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 import pytest
 from mcp import Client, StdioServerParameters, types
+from mcp.client.context import ClientRequestContext
 
 from .conftest import HERE, SDK_SSE_GENERATOR_WARNING, free_port, start_http, stop
 
@@ -42,7 +43,9 @@ class User:
         self.code: str | None = "4711"
         self.asked: list[str] = []
 
-    async def __call__(self, _context: Any, params: Any) -> types.ElicitResult:
+    async def __call__(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
         assert isinstance(params, types.ElicitRequestFormParams)
         self.asked.append(params.message)
         if "answer" in params.requested_schema["properties"]:
@@ -55,9 +58,7 @@ class User:
 
 
 @asynccontextmanager
-async def connect(
-    transport: str, era: Era, url: str, user: User | None
-) -> AsyncIterator[Client]:
+async def connect(transport: str, era: Era, url: str, user: User | None) -> AsyncGenerator[Client]:
     target: Any = url
     if transport == "stdio":
         target = StdioServerParameters(command=sys.executable, args=[SERVED, "stdio"])
@@ -149,7 +150,8 @@ async def test_an_answer_is_bound_to_its_request_and_spent_once(
         assert first.input_requests is not None
         [(key, request)] = first.input_requests.items()
         assert isinstance(request, types.ElicitRequest)
-        yes = {key: types.ElicitResult(action="accept", content={"approve": True})}
+        approve = types.ElicitResult(action="accept", content={"approve": True})
+        yes: types.InputResponses = {key: approve}
         state = first.request_state
 
         elsewhere = await session.call_tool(
@@ -157,7 +159,7 @@ async def test_an_answer_is_bound_to_its_request_and_spent_once(
         )
         again = await session.call_tool("janitor", task, allow_input_required=True)
         assert isinstance(again, types.InputRequiredResult)
-        wrong_key = {"other": yes[key]}
+        wrong_key: types.InputResponses = {"other": approve}
         unbound = await session.call_tool(
             "janitor", task, input_responses=wrong_key, request_state=again.request_state
         )
@@ -165,7 +167,7 @@ async def test_an_answer_is_bound_to_its_request_and_spent_once(
         assert isinstance(third, types.InputRequiredResult)
         assert third.input_requests is not None
         [third_key] = third.input_requests
-        answer = {third_key: yes[key]}
+        answer: types.InputResponses = {third_key: approve}
         done = await session.call_tool(
             "janitor", task, input_responses=answer, request_state=third.request_state
         )

@@ -111,14 +111,15 @@ def test_chat_completions_sends_what_it_takes_and_describes_the_rest() -> None:
     assert wire[3]["content"][1:] == [{"type": "image_url", "image_url": {"url": CAT.uri}}]
 
 
-@pytest.mark.parametrize(
-    "build",
-    [
-        lambda m: convert_messages(m, None),
-        build_input,
-        lambda m: build_chat_request(m, None, "gpt-test"),
-    ],
-)
+def _anthropic(messages: list[Message]) -> object:
+    return convert_messages(messages, None)
+
+
+def _chat(messages: list[Message]) -> object:
+    return build_chat_request(messages, None, "gpt-test")
+
+
+@pytest.mark.parametrize("build", [_anthropic, build_input, _chat])
 def test_media_the_caller_sends_itself_are_still_refused(
     build: Callable[[list[Message]], object],
 ) -> None:
