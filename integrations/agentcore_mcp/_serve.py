@@ -2,9 +2,11 @@
 
 :func:`to_mcp_server` builds an ``mcp`` low-level server whose tools are the given
 tools (schemas as they are, effect hints as annotations) and agents (each a tool
-taking one ``task`` string). Run it over stdio with :func:`serve_stdio`, or over
-streamable HTTP with :func:`streamable_http_app` under any ASGI server, or with
-:func:`serve_http`, which binds 127.0.0.1 unless told otherwise.
+taking one ``task`` string; an agent whose run pauses for approval or an answer asks
+the client's user through MCP elicitation, see :mod:`agentcore_mcp._asking`). Run it
+over stdio with :func:`serve_stdio`, or over streamable HTTP with
+:func:`streamable_http_app` under any ASGI server, or with :func:`serve_http`, which
+binds 127.0.0.1 unless told otherwise.
 """
 
 from __future__ import annotations
@@ -186,6 +188,9 @@ def to_mcp_server(
 
     Tool errors go back as ``is_error`` results (an exception's text is not
     sent; a :class:`~agentcore.ToolResult` error's text is). Names must be unique.
+    An agent's run that pauses for approval or for the user's answer asks the
+    client's user through elicitation (an ``input_required`` result on 2026-07-28,
+    ``elicitation/create`` before); a client without elicitation gets an error result.
     """
     tools: dict[str, SupportsToolCall] = {}
     for item in items:
