@@ -1,7 +1,9 @@
-"""A served agent's questions (approvals, ``ToolContext.ask``) put to its MCP client.
+"""A served agent's or tool's questions (approvals, ``ToolContext.ask``) put to the
+MCP client's user.
 
-A served agent whose run pauses asks the client's user through MCP elicitation, one
-form per question, and resumes with the answers:
+A served agent whose run pauses, or a served tool that needs approval or asks, asks
+the client's user through MCP elicitation, one form per question, and goes on with
+the answers:
 
 - on 2026-07-28 the call answers with an ``input_required`` result carrying the
   questions; the paused run stays here, under the ``requestState`` token the client
@@ -37,8 +39,10 @@ from agentcore import (
 
 __all__ = [
     "Decision",
+    "Held",
     "PausedRuns",
     "Question",
+    "ToolAnswers",
     "answers_of",
     "can_elicit",
     "decision",
@@ -82,16 +86,17 @@ def can_elicit(ctx: Any) -> bool:
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
-def form(question: Question, agent: str) -> types.ElicitRequestFormParams:
-    """The elicitation form that asks ``question`` on behalf of agent ``agent``."""
+def form(question: Question, agent: str | None) -> types.ElicitRequestFormParams:
+    """The elicitation form that asks ``question`` on behalf of agent ``agent`` (``None``
+    for a tool served on its own)."""
     if isinstance(question, UserInputRequestContent):
-        return types.ElicitRequestFormParams(
-            message=f"The {agent} agent asks: {question.prompt}", requested_schema=_ANSWER_SCHEMA
-        )
+        message = f"The {agent} agent asks: {question.prompt}" if agent else question.prompt
+        return types.ElicitRequestFormParams(message=message, requested_schema=_ANSWER_SCHEMA)
     call = question.function_call
     arguments = json.dumps(call.parse_arguments(), ensure_ascii=False, default=str)
+    wants = f"The {agent} agent wants to call" if agent else "Call"
     return types.ElicitRequestFormParams(
-        message=f"The {agent} agent wants to call {call.name} with {arguments}. Approve?",
+        message=f"{wants} {call.name} with {arguments}. Approve?",
         requested_schema=_APPROVAL_SCHEMA,
     )
 
@@ -121,25 +126,43 @@ def answers_of(params: types.CallToolRequestParams) -> dict[str, types.ElicitRes
     return {key: r for key, r in responses.items() if isinstance(r, types.ElicitResult)}
 
 
-def refusal(agent: str, questions: Sequence[Question], why: str) -> str:
-    """The error text for a question that cannot be put to the client's user."""
+def refusal(agent: str | None, questions: Sequence[Question], why: str) -> str:
+    """The error text for a question that cannot be put to the client's user, asked by
+    agent ``agent`` (``None`` for a tool served on its own)."""
     first = questions[0]
+    name = first.function_call.name
     if isinstance(first, UserInputRequestContent):
         wanted = f"needs the user's answer to {first.prompt!r}"
+    elif agent:
+        wanted = f"needs the user's approval to call {name}"
     else:
-        wanted = f"needs the user's approval to call {first.function_call.name}"
+        wanted = "needs the user's approval to run"
+    asker = f"the {agent} agent" if agent else name
     return (
-        f"Error: the {agent} agent {wanted}, and {why}; nothing that needed it was run. "
+        f"Error: {asker} {wanted}, and {why}; nothing that needed it was run. "
         "Call it from a client that supports elicitation, or serve it without the "
         "approval or question"
     )
 
 
 @attrs.define
+class ToolAnswers:
+    """What the user allowed and answered so far for one call of a tool served on its
+    own (an agent's run keeps that in its session)."""
+
+    approved: bool
+    answers: dict[str, str] = attrs.field(factory=dict)
+
+
+Held: TypeAlias = AgentSession | ToolAnswers
+"""A paused call's state: the agent's session, or a served tool's answers so far."""
+
+
+@attrs.define
 class _Paused:
     tool: str
     arguments: dict[str, Any]
-    session: AgentSession
+    held: Held
     questions: tuple[Question, ...]
     expires: float
 
@@ -160,7 +183,7 @@ class PausedRuns:
         self,
         tool: str,
         arguments: Mapping[str, Any],
-        session: AgentSession,
+        held: Held,
         questions: Sequence[Question],
     ) -> str:
         """Hold a paused run; the token to send as ``requestState``."""
@@ -171,14 +194,12 @@ class PausedRuns:
                 break
             self._runs.popitem(last=False)
         token = secrets.token_urlsafe(32)
-        self._runs[token] = _Paused(
-            tool, dict(arguments), session, tuple(questions), now + self._ttl
-        )
+        self._runs[token] = _Paused(tool, dict(arguments), held, tuple(questions), now + self._ttl)
         return token
 
     def take(
         self, token: str, tool: str, arguments: Mapping[str, Any]
-    ) -> tuple[AgentSession, tuple[Question, ...]] | None:
+    ) -> tuple[Held, tuple[Question, ...]] | None:
         """The run held under ``token`` for this call, and forget it (an answer is
         spent once); ``None`` when there is none: never held, expired, already
         resumed, or held for another tool or other arguments."""
@@ -187,4 +208,4 @@ class PausedRuns:
             return None
         if paused.tool != tool or paused.arguments != dict(arguments):
             return None
-        return paused.session, paused.questions
+        return paused.held, paused.questions

@@ -25,6 +25,9 @@ from agentcore import (
     AgentResponse,
     AgentSession,
     DataContent,
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    FunctionCallContent,
     Message,
     RunContext,
     SupportsAgentRun,
@@ -38,8 +41,10 @@ from agentcore import (
 from agentcore.tools import ToolArgumentsError, UserInputRequired
 from agentcore_mcp._asking import (
     Decision,
+    Held,
     PausedRuns,
     Question,
+    ToolAnswers,
     answers_of,
     can_elicit,
     decision,
@@ -109,14 +114,10 @@ class _AgentTool:
         """Run the agent for one ``tools/call``, asking the client's user what its run
         pauses for (see :mod:`agentcore_mcp._asking`)."""
         if params.request_state is not None:  # a 2026-07-28 retry bringing answers
-            held = paused.take(params.request_state, self.name, arguments)
-            if held is None:
-                return _error(
-                    f"Error: the questions of the {self.name} agent that this call answers "
-                    "were already answered, have expired, or belong to another call; call "
-                    f"{self.name} again"
-                )
-            session, asked_before = held
+            taken = paused.take(params.request_state, self.name, arguments)
+            if taken is None or not isinstance(taken[0], AgentSession):
+                return _spent(self.name)
+            session, asked_before = taken[0], taken[1]
             answers = answers_of(params)
             response = await self._resume(
                 session, [(q, decision(q, answers.get(q.id))) for q in asked_before]
@@ -129,26 +130,9 @@ class _AgentTool:
             questions = _questions(response)
             if not questions:
                 return _call_result(response.text)
-            if not can_elicit(ctx):
-                why = "this MCP client cannot ask its user (it did not declare elicitation)"
-                return _error(refusal(self.name, questions, why))
-            if input_required(ctx):
-                token = paused.keep(self.name, arguments, session, questions)
-                requests: types.InputRequests = {
-                    q.id: types.ElicitRequest(params=form(q, self.name)) for q in questions
-                }
-                return types.InputRequiredResult(input_requests=requests, request_state=token)
-            answered: list[tuple[Question, Decision | None]] = []
-            for question in questions:
-                asked = form(question, self.name)
-                try:
-                    answer = await ctx.session.elicit_form(
-                        asked.message, asked.requested_schema, related_request_id=ctx.request_id
-                    )
-                except MCPError as exc:
-                    why = f"the MCP client could not ask its user ({exc})"
-                    return _error(refusal(self.name, [question], why))
-                answered.append((question, decision(question, answer)))
+            answered = await _ask(ctx, self.name, arguments, self.name, session, questions, paused)
+            if not isinstance(answered, list):
+                return answered
             response = await self._resume(session, answered)
         return _error(
             f"Error: the {self.name} agent kept asking after {_MAX_ROUNDS} rounds of questions"
@@ -171,6 +155,104 @@ class _AgentTool:
 
 _MAX_ROUNDS = 16
 """Rounds of questions one call may ask before it gives up (an agent that asks forever)."""
+
+
+async def _ask(
+    ctx: Any,
+    tool: str,
+    arguments: Mapping[str, Any],
+    agent: str | None,
+    held: Held,
+    questions: Sequence[Question],
+    paused: PausedRuns,
+) -> list[tuple[Question, Decision | None]] | types.CallToolResult | types.InputRequiredResult:
+    """Put ``questions`` to the client's user: the answers (on older protocol versions),
+    or the result to send instead (a refusal, or, on 2026-07-28, the questions with
+    ``held`` kept for the retry)."""
+    if not can_elicit(ctx):
+        why = "this MCP client cannot ask its user (it did not declare elicitation)"
+        return _error(refusal(agent, questions, why))
+    if input_required(ctx):
+        token = paused.keep(tool, arguments, held, questions)
+        requests: types.InputRequests = {
+            q.id: types.ElicitRequest(params=form(q, agent)) for q in questions
+        }
+        return types.InputRequiredResult(input_requests=requests, request_state=token)
+    answered: list[tuple[Question, Decision | None]] = []
+    for question in questions:
+        asked = form(question, agent)
+        try:
+            answer = await ctx.session.elicit_form(
+                asked.message, asked.requested_schema, related_request_id=ctx.request_id
+            )
+        except MCPError as exc:
+            why = f"the MCP client could not ask its user ({exc})"
+            return _error(refusal(agent, [question], why))
+        answered.append((question, decision(question, answer)))
+    return answered
+
+
+async def _serve_tool(
+    tool: SupportsToolCall,
+    ctx: Any,
+    params: types.CallToolRequestParams,
+    arguments: Mapping[str, Any],
+    paused: PausedRuns,
+) -> types.CallToolResult | types.InputRequiredResult:
+    """Run a tool served on its own for one ``tools/call``: asking the client's user
+    for approval first when it needs that, and for each answer it asks for."""
+    call_id = str(getattr(ctx, "request_id", None) or tool.name)
+    call = FunctionCallContent(call_id, tool.name, dict(arguments))
+    state = ToolAnswers(approved=tool.approval_mode != "always_require")
+    answered: list[tuple[Question, Decision | None]] = []
+    if params.request_state is not None:  # a 2026-07-28 retry bringing answers
+        taken = paused.take(params.request_state, tool.name, arguments)
+        if taken is None or not isinstance(taken[0], ToolAnswers):
+            return _spent(tool.name)
+        state, asked_before = taken[0], taken[1]
+        answers = answers_of(params)
+        answered = [(q, decision(q, answers.get(q.id))) for q in asked_before]
+    for _ in range(_MAX_ROUNDS):
+        for earlier, given in answered:
+            if isinstance(given, FunctionApprovalResponseContent):
+                if not given.approved:
+                    return _error(
+                        f"Error: the user did not approve this call; {tool.name} did not run"
+                    )
+                state.approved = True
+            elif given is not None:
+                state.answers[_prompt(earlier)] = given.text
+            else:
+                return _error(
+                    f"Error: the user did not answer {_prompt(earlier)!r}; {tool.name} "
+                    "stopped there"
+                )
+        question: Question
+        if not state.approved:
+            question = FunctionApprovalRequestContent(call)
+        else:
+            context = ToolContext(call_id, tool.name, RunContext(), answers=state.answers)
+            try:
+                return _call_result(await tool.invoke(arguments, context=context))
+            except UserInputRequired as exc:
+                question = UserInputRequestContent(call, exc.prompt)
+        asked = await _ask(ctx, tool.name, arguments, None, state, [question], paused)
+        if not isinstance(asked, list):
+            return asked
+        answered = asked
+    return _error(f"Error: {tool.name} kept asking after {_MAX_ROUNDS} rounds of questions")
+
+
+def _prompt(question: Question) -> str:
+    """The prompt of a question the user answers with text."""
+    return question.prompt if isinstance(question, UserInputRequestContent) else ""
+
+
+def _spent(name: str) -> types.CallToolResult:
+    return _error(
+        f"Error: the questions of {name} that this call answers were already answered, "
+        f"have expired, or belong to another call; call {name} again"
+    )
 
 
 def _questions(response: AgentResponse[Any]) -> list[Question]:
@@ -230,18 +312,12 @@ def to_mcp_server(
                 return await tool.serve(ctx, params, arguments, paused)
             except Exception:  # like the tool loop: the client learns it failed, not why
                 return _error(f"Error: {tool.name} failed.")
-        call_id = str(getattr(ctx, "request_id", None) or tool.name)
         try:
-            result = await tool.invoke(
-                arguments, context=ToolContext(call_id, tool.name, RunContext())
-            )
-        except UserInputRequired as exc:
-            return _error(f"Error: {tool.name} needs the user's answer to {exc.prompt!r}")
+            return await _serve_tool(tool, ctx, params, arguments, paused)
         except TimeoutError:
             return _error(f"Error: {tool.name} timed out.")
         except Exception:  # like the tool loop: the client learns it failed, not why
             return _error(f"Error: {tool.name} failed.")
-        return _call_result(result)
 
     return Server(
         name,

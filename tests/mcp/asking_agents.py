@@ -1,5 +1,6 @@
 """Served agents that ask: ``janitor`` needs approval to delete, ``banker`` asks for a
-code before a transfer. ``deleted`` and ``sent`` say what this server process did, so
+code before a transfer; their tools ``delete`` and ``transfer`` are served on their own
+too. ``deleted`` and ``sent`` say what this server process did, so
 a test over stdio or HTTP can see whether a call ran, and how often.
 
 ``python asking_agents.py stdio`` or ``python asking_agents.py http PORT``.
@@ -82,7 +83,7 @@ def build() -> Server[Any]:
         description="Moves money.",
         tools=[transfer],
     )
-    return to_mcp_server(janitor, banker, deleted, sent, name="asking")
+    return to_mcp_server(janitor, banker, delete, transfer, deleted, sent, name="asking")
 
 
 if __name__ == "__main__":

@@ -122,6 +122,7 @@ async def test_a_client_without_elicitation_gets_a_clear_refusal(
         before = await deleted(client)
         refused = await client.call_tool("janitor", {"task": "clean up"})
         asked = await client.call_tool("banker", {"task": "pay Grace"})
+        direct = await client.call_tool("delete", {"path": "/tmp/direct"})
         after = await deleted(client)
 
     assert refused.is_error
@@ -133,7 +134,45 @@ async def test_a_client_without_elicitation_gets_a_clear_refusal(
     )
     assert asked.is_error
     assert "needs the user's answer to 'Code for the transfer of 5 euros?'" in text(asked)
+    assert direct.is_error
+    assert text(direct).startswith(
+        "Error: delete needs the user's approval to run, and this MCP client cannot ask its "
+        "user (it did not declare elicitation); nothing that needed it was run."
+    )
     assert after == before
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_tool_served_on_its_own_asks_too(transport: str, era: Era, asking_url: str) -> None:
+    user = User()
+    async with connect(transport, era, asking_url, user) as client:
+        before = await deleted(client)
+        approved = await client.call_tool("delete", {"path": "/tmp/a"})
+        user.approve = False
+        declined = await client.call_tool("delete", {"path": "/tmp/b"})
+        paid = await client.call_tool("transfer", {"amount": 7})
+        user.code = None
+        unpaid = await client.call_tool("transfer", {"amount": 8})
+        after = await deleted(client)
+        sent = json.loads(text(await client.call_tool("sent", {})))
+
+    assert user.asked == [
+        'Call delete with {"path": "/tmp/a"}. Approve?',
+        'Call delete with {"path": "/tmp/b"}. Approve?',
+        "Code for the transfer of 7 euros?",
+        "Code for the transfer of 8 euros?",
+    ]
+    assert (approved.is_error, text(approved)) == (False, "deleted /tmp/a")
+    assert declined.is_error
+    assert text(declined) == "Error: the user did not approve this call; delete did not run"
+    assert after == [*before, "/tmp/a"]
+    assert (paid.is_error, text(paid)) == (False, "sent 7 euros with code 4711")
+    assert unpaid.is_error
+    assert text(unpaid) == (
+        "Error: the user did not answer 'Code for the transfer of 8 euros?'; transfer stopped there"
+    )
+    assert "8 with 4711" not in sent
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
