@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 import pytest
+from agentcore_mcp._asking import PausedRuns, ToolAnswers
 from mcp import Client, StdioServerParameters, types
 from mcp.client.context import ClientRequestContext
+
+from agentcore import FunctionApprovalRequestContent, FunctionCallContent
 
 from .conftest import HERE, SDK_SSE_GENERATOR_WARNING, free_port, start_http, stop
 
@@ -226,3 +230,22 @@ async def test_an_answer_is_bound_to_its_request_and_spent_once(
     assert replayed.is_error
     assert "already answered" in text(replayed)
     assert after == [*before, "/tmp/old"]
+
+
+def test_a_paused_call_waits_its_time_and_the_oldest_gives_way() -> None:
+    call = FunctionCallContent("c1", "delete", {"path": "/"})
+    questions = [FunctionApprovalRequestContent(call)]
+    arguments = {"path": "/"}
+    waiting = PausedRuns(ttl=0.05, limit=2)
+    late = waiting.keep("delete", arguments, ToolAnswers(approved=False), questions)
+    time.sleep(0.06)
+    assert waiting.take(late, "delete", arguments) is None  # expired
+
+    crowd = PausedRuns(limit=2)
+    oldest, middle, newest = (
+        crowd.keep("delete", arguments, ToolAnswers(approved=False), questions) for _ in range(3)
+    )
+    assert crowd.take(oldest, "delete", arguments) is None  # gave way to the newest
+    assert crowd.take(middle, "delete", arguments) is not None
+    assert crowd.take(newest, "delete", arguments) is not None
+    assert crowd.take(newest, "delete", arguments) is None  # spent
