@@ -36,18 +36,24 @@ def to_contents(blocks: Sequence[Any]) -> list[Media]:
         elif isinstance(block, (types.ImageContent, types.AudioContent)):
             contents.append(DataContent(base64.b64decode(block.data), block.mime_type))
         elif isinstance(block, types.ResourceLink):
-            contents.append(UriContent(str(block.uri), block.mime_type))
+            contents.append(UriContent(str(block.uri), block.mime_type, name=block.name))
         elif isinstance(block, types.EmbeddedResource):
             resource = block.resource
             if isinstance(resource, types.TextResourceContents):
                 contents.append(TextContent(f"{resource.uri}:\n{resource.text}"))
             else:
                 media_type = resource.mime_type or "application/octet-stream"
-                contents.append(DataContent(base64.b64decode(resource.blob), media_type))
+                data = base64.b64decode(resource.blob)
+                contents.append(DataContent(data, media_type, name=_name(str(resource.uri))))
         else:
             kind = getattr(block, "type", type(block).__name__)
             contents.append(TextContent(f"[{kind} content this client cannot show]"))
     return contents
+
+
+def _name(uri: str) -> str:
+    # What a model reads a blob as when its API cannot take it: the URI's last part.
+    return uri.rstrip("/").rsplit("/", 1)[-1] or uri
 
 
 def _as_value(contents: Sequence[Media]) -> Any:

@@ -1,5 +1,6 @@
-"""An MCP server for the cases real servers cannot produce: images, errors, slow
-calls, a tool list that grows, a crash. Built on the ``mcp`` SDK's ``MCPServer``.
+"""An MCP server for the cases real servers cannot produce: images, resource links
+and blobs, errors, slow calls, a tool list that grows, a crash. Built on the ``mcp``
+SDK's ``MCPServer``.
 
 Run ``python fixture_server.py stdio`` or ``python fixture_server.py http PORT``
 (bound to 127.0.0.1). The ``lists`` tool says how many ``tools/list`` requests the
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gzip
 import os
 import sys
 from typing import Any
@@ -22,6 +24,8 @@ from pydantic import BaseModel
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 )
+
+GZIP = gzip.compress(b"compressed", mtime=0)
 
 server = MCPServer("fixture", instructions="Use add for sums.")
 _counter = 0
@@ -59,6 +63,40 @@ def readme() -> list[types.EmbeddedResource]:
     """An embedded text resource."""
     resource = types.TextResourceContents(uri="file:///readme.txt", text="Read me.")
     return [types.EmbeddedResource(type="resource", resource=resource)]
+
+
+@server.tool()
+def links() -> list[types.TextContent | types.ResourceLink]:
+    """Resource links no model service can open, as the reference servers send them."""
+    return [
+        types.TextContent(type="text", text="two resources:"),
+        types.ResourceLink(
+            type="resource_link",
+            uri="demo://resource/static/document/architecture.md",
+            name="architecture.md",
+            mime_type="text/markdown",
+        ),
+        types.ResourceLink(type="resource_link", uri="file:///srv/data/notes.txt", name="notes"),
+    ]
+
+
+@server.tool()
+def blobs() -> list[types.EmbeddedResource]:
+    """Embedded binary resources: plain text and a gzip file."""
+    text = types.BlobResourceContents(
+        uri="demo://resource/static/notes.txt",
+        mime_type="text/plain",
+        blob=base64.b64encode(b"Plain notes.").decode(),
+    )
+    archive = types.BlobResourceContents(
+        uri="demo://resource/static/archive.gz",
+        mime_type="application/gzip",
+        blob=base64.b64encode(GZIP).decode(),
+    )
+    return [
+        types.EmbeddedResource(type="resource", resource=text),
+        types.EmbeddedResource(type="resource", resource=archive),
+    ]
 
 
 @server.tool()
