@@ -58,7 +58,7 @@ class SessionInfo:
     messages: int
 
 
-def check_page(limit: int, offset: int) -> None:
+def check_page(limit: object, offset: object) -> None:
     """``list_sessions``' paging arguments, refused with the reason when not whole
     numbers (``limit`` at least 1, ``offset`` at least 0)."""
     for name, value, least in (("limit", limit, 1), ("offset", offset, 0)):

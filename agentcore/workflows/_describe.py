@@ -20,7 +20,15 @@ from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore.workflows._codec import type_key
 from agentcore.workflows._events import EdgeGroupKind
-from agentcore.workflows._render import Cluster, DrawEdge, Drawing, DrawNode, Mark, Shape
+from agentcore.workflows._render import (
+    Cluster,
+    DrawEdge,
+    Drawing,
+    DrawNode,
+    EdgeStyle,
+    Mark,
+    Shape,
+)
 from agentcore.workflows._typeexpr import describe as describe_type
 
 if TYPE_CHECKING:
@@ -364,8 +372,8 @@ def _draw(
             junction = f"{key_prefix.removesuffix('n')}j{index}"
             items.append(DrawNode(junction, f"{path_prefix}__join_{group.id}", "", "junction", ()))
             edges.extend(DrawEdge(keys[s], junction, (), "solid") for s in group.sources)
-            label = (f"tuple[{carried}, ...]",) if carried else ()
-            edges.append(DrawEdge(junction, keys[group.targets[0]], label, "thick"))
+            joined: tuple[str, ...] = (f"tuple[{carried}, ...]",) if carried else ()
+            edges.append(DrawEdge(junction, keys[group.targets[0]], joined, "thick"))
             continue
         dashed = group.kind in ("conditional", "select")
         for i, (target, condition) in enumerate(zip(group.targets, group.conditions, strict=True)):
@@ -376,7 +384,7 @@ def _draw(
             elif group.kind == "select":
                 condition = f"select {group.selector}"
             label = tuple(part for part in (condition, shown) if part)
-            style = "dashed" if dashed else "solid"
+            style: EdgeStyle = "dashed" if dashed else "solid"
             edges.extend(DrawEdge(keys[s], keys[target], label, style) for s in group.sources)
     outputs = [keys[node.id] for node in description.nodes if node.is_output]
     start = keys[description.start]

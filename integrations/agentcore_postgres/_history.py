@@ -154,7 +154,8 @@ class PostgresHistoryStore:
     async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
         """The stored sessions in the order of their ids, ``limit`` of them after skipping
         ``offset`` (``ValueError`` when ``limit`` is below 1 or ``offset`` below 0)."""
-        for name, value, least in (("limit", limit, 1), ("offset", offset, 0)):
+        paging: tuple[tuple[str, object, int], ...] = (("limit", limit, 1), ("offset", offset, 0))
+        for name, value, least in paging:
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"list_sessions: {name} must be an int >= {least}, got {value!r}")
 

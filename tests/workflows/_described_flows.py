@@ -117,12 +117,16 @@ class Approver:
         await ctx.send(Decision(question.expense_id, approved))
 
 
+def _is_small() -> Callable[[Expense], bool]:
+    return lambda e: e.amount <= 100  # a lambda: its condition is drawn as "when λ"
+
+
 def conditional() -> Workflow[Expense, Decision]:
     approver = Approver()
     return (
         WorkflowBuilder(intake, name="conditional")
         .add_edge(intake, approver, when=is_big)
-        .add_edge(intake, auto_file, when=lambda e: e.amount <= 100)
+        .add_edge(intake, auto_file, when=_is_small())
         .add_edge(approver, file_it)
         .add_edge(auto_file, file_it)
         .build()

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -241,7 +242,13 @@ def _build(size: int, edges: list[tuple[int, int]], fan_out: bool) -> Any:
         await ctx.yield_output(text)
 
     sources = {a for a, _ in edges}
-    nodes = [executor(id=f"node {i}")(relay if i in sources else sink) for i in range(size)]
+
+    def handler_of(i: int) -> Callable[..., Any]:
+        if i in sources:
+            return relay
+        return sink
+
+    nodes = [executor(id=f"node {i}")(handler_of(i)) for i in range(size)]
     builder = WorkflowBuilder(nodes[0], name="random")
     for source in range(size):
         targets = [nodes[b] for a, b in edges if a == source]
@@ -319,3 +326,17 @@ def test_the_docs_picture_is_what_its_script_draws_now() -> None:
         f"{picture.relative_to(ROOT)} is stale: run `python {script.relative_to(ROOT)}` "
         f"and commit the SVG it writes"
     )
+
+
+def test_the_docs_show_the_mermaid_text_of_the_pictured_workflow() -> None:
+    import importlib.util
+
+    script = ROOT / "docs" / "pictures" / "expense_review.py"
+    spec = importlib.util.spec_from_file_location("expense_review_picture", script)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = (ROOT / "docs" / "workflows.md").read_text(encoding="utf-8")
+    shown = page.split("and its `to_mermaid()`:\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert shown == module.expense_review().to_mermaid()
