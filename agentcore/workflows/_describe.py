@@ -55,8 +55,9 @@ methods, an object with ``handle``, an agent, or a built workflow (a sub-workflo
 
 @attrs.frozen
 class TypeRef:
-    """A type as text: ``key`` for machines (its checkpoint key by default,
-    ``"app.models:Draft"``), ``name`` for people (``"Draft"``, ``"tuple[str, ...]"``)."""
+    """A type as text: ``key`` for machines (its default checkpoint key, module and
+    qualified name: ``"app.models:Draft"``; the key ``RequestInfoArguments`` uses too),
+    ``name`` for people (``"Draft"``, ``"tuple[str, ...]"``)."""
 
     __repr__ = fields_repr
     __eq__ = fields_eq
@@ -265,7 +266,8 @@ def _node(graph: Graph, node: Node) -> NodeDescription:
     if agent_class is not None and isinstance(obj, agent_class):
         kind, agent = "agent", obj.agent
         label = str(getattr(agent, "name", None) or spec.id)
-        description = getattr(agent, "description", None)
+        told = getattr(agent, "description", None)
+        description = told if isinstance(told, str) else None
     elif sub_class is not None and isinstance(obj, sub_class):
         kind, label = "workflow", str(obj.workflow.name)
         child = obj.workflow.describe()

@@ -36,6 +36,9 @@ from ._described_flows import FLOWS, conditional, expenses, fan_out_fan_in
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parents[2]
 HAS_DOT = shutil.which("dot") is not None
+NEEDS_DOT = pytest.mark.skipif(
+    not HAS_DOT, reason="Graphviz's dot is not installed (apt-get install graphviz)"
+)
 
 RENDERINGS: dict[str, dict[str, Any]] = {
     # the sub-workflow golden draws the child as a cluster; its collapsed form has its own
@@ -292,9 +295,7 @@ def test_to_svg_without_graphviz_says_how_to_install_it(monkeypatch: pytest.Monk
         expenses().to_svg()
 
 
-@pytest.mark.skipif(
-    not HAS_DOT, reason="Graphviz's dot is not installed (apt-get install graphviz)"
-)
+@NEEDS_DOT
 @pytest.mark.parametrize("name", [*FLOWS, "subworkflow_collapsed"])
 def test_to_svg_draws_one_node_per_node_and_junction(name: str) -> None:
     options = RENDERINGS.get(name, {})
@@ -313,9 +314,7 @@ def test_to_svg_draws_one_node_per_node_and_junction(name: str) -> None:
     assert len(drawn) == count(workflow.describe())
 
 
-@pytest.mark.skipif(
-    not HAS_DOT, reason="Graphviz's dot is not installed (apt-get install graphviz)"
-)
+@NEEDS_DOT
 def test_the_docs_picture_is_what_its_script_draws_now() -> None:
     script = ROOT / "docs" / "pictures" / "expense_review.py"
     picture = script.with_suffix(".svg")
@@ -340,3 +339,11 @@ def test_the_docs_show_the_mermaid_text_of_the_pictured_workflow() -> None:
     page = (ROOT / "docs" / "workflows.md").read_text(encoding="utf-8")
     shown = page.split("and its `to_mermaid()`:\n\n```text\n", 1)[1].split("```", 1)[0]
     assert shown == module.expense_review().to_mermaid()
+
+
+@NEEDS_DOT
+def test_a_dot_failure_is_raised_with_graphviz_own_message() -> None:
+    from agentcore.workflows._render import svg
+
+    with pytest.raises(RuntimeError, match=r"Graphviz's dot failed \(exit 1\): .*syntax error"):
+        svg("digraph { -> }", 30.0)
