@@ -117,7 +117,8 @@ def mermaid(drawing: Drawing, direction: str) -> str:
         lines.extend(f"{pad}{_mermaid_edge(edge)}" for edge in edges)
 
     node_lines(drawing.items, drawing.edges, "  ")
-    lines.extend(f"  class {key} {','.join(marks)}" for key, marks in multi)
+    # one class per statement: `class a x,y` would name one class "x,y"
+    lines.extend(f"  class {key} {mark}" for key, marks in multi for mark in marks)
     lines.extend(
         f"  classDef {mark} {style}" for mark, style in _MERMAID_CLASSES.items() if mark in marked
     )
