@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from typing_extensions import TypeVar
 
 from agentcore._seams import AgentInput, SupportsAgentRun, SupportsGetResponse
+from agentcore._sessions.history import SessionInfo
 from agentcore._types.messages import Message
 from agentcore._types.options import ToolDeclaration
 from agentcore.middleware._shapes import (
@@ -49,6 +50,7 @@ __all__ = [
     "SupportsGetEmbeddings",
     "SupportsGetResponse",
     "SupportsImageGenerationTool",
+    "SupportsListSessions",
     "SupportsMCPTool",
     "SupportsShellTool",
     "SupportsWebSearchTool",
@@ -147,6 +149,16 @@ class HistoryStore(Protocol):
     async def load(self, session_id: str) -> list[Message]: ...
 
     async def append(self, session_id: str, messages: Sequence[Message]) -> None: ...
+
+
+@runtime_checkable
+class SupportsListSessions(Protocol):
+    """A history store that can list the sessions it holds (what a UI shows to choose a
+    conversation from): ``limit`` sessions after skipping ``offset``, in the store's own
+    stable order (the in-memory and SQLite stores: the one appended to last first).
+    ``ValueError`` when ``limit`` is below 1 or ``offset`` below 0."""
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> Sequence[SessionInfo]: ...
 
 
 @runtime_checkable

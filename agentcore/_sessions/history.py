@@ -1,17 +1,22 @@
 """History stores: where a session's messages live between runs.
 
 Both stores append the messages of one run all at once or not at all, so a
-failed or cancelled run never leaves half a turn behind.
+failed or cancelled run never leaves half a turn behind. Both list their sessions
+(``SupportsListSessions``), the one appended to last first.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
+import attrs
 
+from agentcore._equality import fields_eq, fields_hash
+from agentcore._repr import fields_repr
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
@@ -31,7 +36,34 @@ _RUN_STATE_CONTENTS = (
     UserInputResponseContent,
 )
 
-__all__ = ["InMemoryHistoryStore", "SqliteHistoryStore", "history_view", "store_key"]
+__all__ = [
+    "InMemoryHistoryStore",
+    "SessionInfo",
+    "SqliteHistoryStore",
+    "history_view",
+    "store_key",
+]
+
+
+@attrs.frozen
+class SessionInfo:
+    """One stored session, as a history store lists it: its id and how many messages it
+    holds (``HistoryStore.load(session_id)`` reads them)."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
+    session_id: str
+    messages: int
+
+
+def check_page(limit: object, offset: object) -> None:
+    """``list_sessions``' paging arguments, refused with the reason when not whole
+    numbers (``limit`` at least 1, ``offset`` at least 0)."""
+    for name, value, least in (("limit", limit, 1), ("offset", offset, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"list_sessions: {name} must be an int >= {least}, got {value!r}")
 
 
 def history_view(messages: Sequence[Message]) -> list[Message]:
@@ -84,12 +116,27 @@ class InMemoryHistoryStore:
         return list(self._sessions.get(session_id, ()))
 
     async def append(self, session_id: str, messages: Sequence[Message]) -> None:
-        # One list extension: a run's messages land together.
-        self._sessions.setdefault(session_id, []).extend(messages)
+        if not messages:
+            return
+        # One list extension: a run's messages land together. The session moves to the
+        # end of the dict, which keeps sessions in the order they were last appended to.
+        history = self._sessions.pop(session_id, [])
+        history.extend(messages)
+        self._sessions[session_id] = history
 
     async def clear(self, session_id: str) -> None:
         """Forget a session's history."""
         self._sessions.pop(session_id, None)
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """The stored sessions, the one appended to last first (``limit`` of them after
+        skipping ``offset``)."""
+        check_page(limit, offset)
+        newest_first = reversed(self._sessions.items())
+        return [
+            SessionInfo(session_id, len(history))
+            for session_id, history in itertools.islice(newest_first, offset, offset + limit)
+        ]
 
 
 _SCHEMA = """
@@ -209,6 +256,21 @@ class SqliteHistoryStore:
             )
 
         await anyio.to_thread.run_sync(delete)
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """The stored sessions, the one appended to last first (by the newest row each
+        holds), ``limit`` of them after skipping ``offset``."""
+        check_page(limit, offset)
+
+        def select() -> list[SessionInfo]:
+            rows = self._connection().execute(
+                "SELECT session_id, COUNT(*) FROM agentcore_messages GROUP BY session_id "
+                "ORDER BY MAX(rowid) DESC LIMIT ? OFFSET ?",
+                (limit, offset),
+            )
+            return [SessionInfo(str(session_id), int(count)) for session_id, count in rows]
+
+        return await anyio.to_thread.run_sync(select)
 
     def close(self) -> None:
         """Close every connection this store opened."""

@@ -10,7 +10,7 @@ import anyio
 from psycopg import errors, pq, sql
 from psycopg.conninfo import conninfo_to_dict
 
-from agentcore import Message
+from agentcore import Message, SessionInfo
 from agentcore.serialization import from_json, to_json
 from agentcore_postgres._connections import ConnectionPerThread
 
@@ -64,6 +64,8 @@ class PostgresHistoryStore:
     order they were appended; appends to one session are serialized across
     processes by a transaction-scoped advisory lock on the session, so concurrent
     turns never interleave. Messages are stored as agentcore's versioned JSON.
+    ``list_sessions`` (``SupportsListSessions``) lists sessions by id: the table
+    records no order of appends across sessions.
 
     Uses the synchronous ``psycopg`` driver in worker threads, one connection per
     thread, so it works under asyncio and trio alike. ``url`` is a libpq connection
@@ -98,6 +100,10 @@ class PostgresHistoryStore:
             "INSERT INTO {} (session_id, position, message) VALUES (%s, %s, %s)"
         ).format(name)
         self._delete_sql = sql.SQL("DELETE FROM {} WHERE session_id = %s").format(name)
+        self._sessions_sql = sql.SQL(
+            "SELECT session_id, COUNT(*) FROM {} GROUP BY session_id ORDER BY session_id "
+            "LIMIT %s OFFSET %s"
+        ).format(name)
         self._connections = ConnectionPerThread(
             url,
             closed_message=f"PostgresHistoryStore for {table!r} is closed",
@@ -144,6 +150,20 @@ class PostgresHistoryStore:
             self._connection().execute(self._delete_sql, (session_id,))
 
         await anyio.to_thread.run_sync(delete)
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """The stored sessions in the order of their ids, ``limit`` of them after skipping
+        ``offset`` (``ValueError`` when ``limit`` is below 1 or ``offset`` below 0)."""
+        paging: tuple[tuple[str, object, int], ...] = (("limit", limit, 1), ("offset", offset, 0))
+        for name, value, least in paging:
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"list_sessions: {name} must be an int >= {least}, got {value!r}")
+
+        def select() -> list[SessionInfo]:
+            rows = self._connection().execute(self._sessions_sql, (limit, offset))
+            return [SessionInfo(str(session_id), int(count)) for session_id, count in rows]
+
+        return await anyio.to_thread.run_sync(select)
 
     def close(self) -> None:
         """Close every connection this store opened."""

@@ -218,3 +218,31 @@ def test_the_store_key_is_the_server_database_user_and_table_as_libpq_reads_them
     assert PostgresHistoryStore("postgresql://ada@db.example/shop").store_key[2] == "6543"
     with pytest.raises(ValueError, match="libpq connection string or postgresql:// URL"):
         PostgresHistoryStore("postgresql://ada:secret@db.example/shop?bogus=1")
+
+
+async def test_sessions_list_by_id_with_their_message_counts_page_by_page(database: str) -> None:
+    from agentcore import SessionInfo, SupportsListSessions
+
+    store = PostgresHistoryStore(database, table=f"listed_{uuid.uuid4().hex[:8]}")
+    try:
+        assert isinstance(store, SupportsListSessions)
+        assert await store.list_sessions() == []
+        await store.append("s2", turn(1))
+        await store.append("s0", turn(2)[:1])
+        await store.append("s1", turn(3))
+        await store.append("s2", turn(4))
+        assert await store.list_sessions() == [
+            SessionInfo("s0", 1),
+            SessionInfo("s1", 4),
+            SessionInfo("s2", 8),
+        ]
+        assert await store.list_sessions(limit=1, offset=1) == [SessionInfo("s1", 4)]
+        assert await store.list_sessions(offset=3) == []
+        await store.clear("s1")
+        assert [s.session_id for s in await store.list_sessions()] == ["s0", "s2"]
+        with pytest.raises(ValueError, match="limit must be an int >= 1"):
+            await store.list_sessions(limit=0)
+        with pytest.raises(ValueError, match="offset must be an int >= 0"):
+            await store.list_sessions(offset=-1)
+    finally:
+        store.close()
