@@ -30,15 +30,14 @@ from agentcore.workflows import (
     WorkflowDescription,
     executor,
 )
+from tests.external import requires_program
 
 from ._described_flows import FLOWS, conditional, expenses, fan_out_fan_in
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parents[2]
 HAS_DOT = shutil.which("dot") is not None
-NEEDS_DOT = pytest.mark.skipif(
-    not HAS_DOT, reason="Graphviz's dot is not installed (apt-get install graphviz)"
-)
+NEEDS_DOT = requires_program("dot", "apt-get install graphviz")
 
 RENDERINGS: dict[str, dict[str, Any]] = {
     # the sub-workflow golden draws the child as a cluster; its collapsed form has its own
