@@ -85,9 +85,10 @@ async def fetch(connection: Connection, request: Callable[[Client], Awaitable[_T
         try:
             return await request(client)
         except (MCPError, *_LOST) as exc:
-            connection.mark_broken(client)
             failure = exc
-            if await classify(client, exc) is None:
+            answered = await classify(client, exc) is None
+            connection.mark_broken(client)  # the next run connects afresh either way
+            if answered:
                 break
     raise connection.error("failed while answering", failure)
 
@@ -142,19 +143,29 @@ async def _send(
         deadline=math.inf if timeout is None else anyio.current_time() + timeout
     )
 
+    done = False
+
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        if done:  # a late notification: the call (and perhaps the run) is over
+            return
         if timeout is not None:
             scope.deadline = anyio.current_time() + timeout
         if context is not None:
             await context.emit({"progress": progress, "total": total, "message": message})
 
-    with scope:
-        return await client.call_tool(name, dict(arguments), progress_callback=on_progress)
+    try:
+        with scope:
+            return await client.call_tool(name, dict(arguments), progress_callback=on_progress)
+    finally:
+        done = True
     raise TimeoutError(f"no answer or progress within {timeout} seconds")
 
 
 def _overran(server: str, name: str, timeout: float | None) -> str:
-    return f"MCP tool {name!r} of {server!r} sent no answer or progress within {timeout} seconds"
+    return (
+        f"MCP tool {name!r} of {server!r} did not answer within {timeout} seconds "
+        f"(nor report progress)"
+    )
 
 
 def _failed(connection: Connection, name: str, failure: Failure, reconnects: bool) -> ToolResult:

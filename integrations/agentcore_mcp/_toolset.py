@@ -97,7 +97,7 @@ class MCPToolset:
             )
         self.target = target
         self.name: str = name or default_name(target)
-        self.tool_prefix = check_prefix(tool_prefix)
+        self.tool_prefix: str | None = check_prefix(tool_prefix)
         self.allowed_tools: frozenset[str] | None = (
             None if allowed_tools is None else frozenset(allowed_tools)
         )
@@ -255,12 +255,12 @@ class MCPToolset:
         An MCP error answer becomes an error result the model sees; so does a server
         that cannot be reached again. A lost connection is made again (see
         :class:`ReconnectPolicy`), and the call sent again when the server never got
-        it or the tool is read-only or idempotent; otherwise the model is told the
-        outcome is unknown. ``timeout`` (the toolset's by default) counts from the last
-        progress notification; overrunning it raises ``TimeoutError``, which the tool
-        loop reports as a timeout. With ``context``, progress notifications reach the
-        caller as custom events (``"tool_progress"``, data ``{"progress", "total",
-        "message"}``).
+        it or the tool is read-only or idempotent (as the last listing said);
+        otherwise the model is told the outcome is unknown. ``timeout`` (the
+        toolset's by default) counts from the last progress notification; overrunning
+        it raises ``TimeoutError``, which the tool loop reports as a timeout. With
+        ``context``, progress notifications reach the caller as custom events
+        (``"tool_progress"``, data ``{"progress", "total", "message"}``).
         """
         info = self._listed.get(name)
         return await _calls.call_tool(
