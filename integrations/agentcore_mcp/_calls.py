@@ -75,9 +75,12 @@ async def classify(client: Client, exc: BaseException) -> Failure | None:
     return None
 
 
-async def fetch(connection: Connection, request: Callable[[Client], Awaitable[_T]]) -> _T:
+async def fetch(
+    connection: Connection, request: Callable[[Client], Awaitable[_T]], *, what: str
+) -> _T:
     """``request(client)`` for something that may be asked twice (a listing), connecting
-    again as the policy allows; a failure is a :class:`~agentcore.errors.ToolServerError`."""
+    again as the policy allows; a failure is a :class:`~agentcore.errors.ToolServerError`
+    saying the server could not ``what``."""
     tries = 1 if connection.reconnect is None else 1 + connection.reconnect.attempts
     failure: BaseException | None = None
     for _ in range(tries):
@@ -90,7 +93,7 @@ async def fetch(connection: Connection, request: Callable[[Client], Awaitable[_T
             connection.mark_broken(client)  # the next run connects afresh either way
             if answered:
                 break
-    raise connection.error("failed while answering", failure)
+    raise connection.error(f"could not {what}", failure)
 
 
 async def call_tool(

@@ -228,7 +228,7 @@ class MCPToolset:
             or not self.cache_tools
             or self._tools_generation != self._connection.generation
         ):
-            infos = await _calls.fetch(self._connection, self._refreshed)
+            infos = await _calls.fetch(self._connection, self._refreshed, what="list its tools")
             tools = self._tools = self._build_tools(infos)
             self._tools_generation = self._connection.generation
         return list(tools)  # a copy: callers may change their list
@@ -236,7 +236,8 @@ class MCPToolset:
     async def list_tools(self, *, refresh: bool = False) -> list[MCPToolInfo]:
         """Everything the server lists, before filters and prefixes (tools that need MCP
         tasks included: see :attr:`MCPToolInfo.task_support`)."""
-        return await _calls.fetch(self._connection, self._refreshed if refresh else self._cached)
+        listing = self._refreshed if refresh else self._cached
+        return await _calls.fetch(self._connection, listing, what="list its tools")
 
     def invalidate_tools(self) -> None:
         """Forget the cached tool list: the next run lists the tools again."""
