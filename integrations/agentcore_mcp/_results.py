@@ -4,6 +4,8 @@ Content blocks become contents (text, images and audio as data, resource links a
 URIs, embedded resources as text or data). What the model sees follows the
 toolset's ``result_mode``; by default ("content_first") the content when it says
 anything, the structured content only when the content is empty, never both.
+Content annotations (``audience``, ``priority``, ``lastModified``) are kept in the
+result's ``meta`` under :data:`CONTENT_ANNOTATIONS`, one entry per content block.
 """
 
 from __future__ import annotations
@@ -17,7 +19,12 @@ from mcp import types
 
 from agentcore import DataContent, TextContent, ToolResult, UriContent
 
-__all__ = ["ResultMode", "to_contents", "to_tool_result"]
+__all__ = ["CONTENT_ANNOTATIONS", "ResultMode", "to_contents", "to_tool_result"]
+
+CONTENT_ANNOTATIONS = "agentcore_mcp/content_annotations"
+"""The key of ``ToolResult.meta`` holding the content blocks' annotations: a list with
+one entry per block, in order (``None`` for a block without), present only when some
+block has them."""
 
 ResultMode: TypeAlias = Literal[
     "content_first", "structured_first", "content_only", "structured_only", "both"
@@ -86,5 +93,18 @@ def to_tool_result(result: types.CallToolResult, mode: ResultMode) -> ToolResult
         value=value,
         structured=structured,
         is_error=bool(result.is_error),
-        meta=dict(result.meta) if result.meta else None,
+        meta=_meta(result),
     )
+
+
+def _meta(result: types.CallToolResult) -> dict[str, Any] | None:
+    meta = dict(result.meta) if result.meta else {}
+    notes = [
+        None
+        if block.annotations is None
+        else block.annotations.model_dump(by_alias=True, exclude_none=True)
+        for block in result.content
+    ]
+    if any(note is not None for note in notes):
+        meta[CONTENT_ANNOTATIONS] = notes
+    return meta or None

@@ -138,6 +138,75 @@ def crash() -> str:
     os._exit(3)
 
 
+# -- for reconnects, progress, content annotations and task-only tools ----------------
+
+_started = 0
+
+
+@server.tool(annotations={"readOnlyHint": True})  # type: ignore[arg-type]  # validated by the SDK
+async def peek(seconds: float) -> int:
+    """Reads slowly (read-only, safe to repeat), then gives the process id."""
+    global _started
+    _started += 1
+    await anyio.sleep(seconds)
+    return os.getpid()
+
+
+@server.tool()
+async def work(seconds: float) -> str:
+    """Works slowly, with effects the server does not say are safe to repeat."""
+    global _started
+    _started += 1
+    await anyio.sleep(seconds)
+    return "worked"
+
+
+@server.tool()
+def started() -> int:
+    """How many peek and work calls this server process has started."""
+    return _started
+
+
+@server.tool()
+async def steps(count: int, delay: float, ctx: Context) -> str:
+    """Reports progress `count` times, `delay` seconds apart, then answers."""
+    for step in range(1, count + 1):
+        await anyio.sleep(delay)
+        await ctx.report_progress(step, count, f"step {step}")
+    return "done"
+
+
+@server.tool()
+def noted() -> list[types.TextContent]:
+    """Text with content annotations."""
+    notes = types.Annotations(audience=["user"], priority=0.9)
+    return [types.TextContent(type="text", text="for the user", annotations=notes)]
+
+
+@server.tool()
+def background() -> str:
+    """Listed as runnable only as an MCP task (execution.taskSupport "required")."""
+    return "ran"
+
+
+def _list_background_as_task_only() -> None:
+    low = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    entry = low.get_request_handler("tools/list")
+    assert entry is not None
+    listing = entry.handler
+    task_only = types.ToolExecution(task_support="required")
+
+    async def marking(ctx: Any, params: Any) -> Any:
+        result = await listing(ctx, params)
+        assert isinstance(result, types.ListToolsResult)
+        for index, tool in enumerate(result.tools):
+            if tool.name == "background":
+                result.tools[index] = tool.model_copy(update={"execution": task_only})
+        return result
+
+    low.add_request_handler("tools/list", entry.params_type, marking)
+
+
 @server.tool()
 async def grow(ctx: Context) -> str:
     """Adds the tool `late` and tells clients of both protocol eras."""
@@ -179,6 +248,7 @@ def _count_lists() -> None:
 
 if __name__ == "__main__":
     _count_lists()
+    _list_background_as_task_only()
     if sys.argv[1] == "stdio":
         server.run("stdio")
     else:
