@@ -4,6 +4,7 @@ handled the same way on asyncio (plain tasks) and trio (a task group)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -211,3 +212,33 @@ async def test_a_job_that_swallows_the_cancellation_is_cancelled_again() -> None
 
     await _cancel_the_caller_once([stubborn], started)
     assert seen == 2
+
+
+async def test_a_cancelled_caller_waits_for_shielded_work_without_waking_each_step(
+    anyio_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller of a cancelled batch waits once, not once a pass of the event loop
+    (asyncio; trio's nursery waits by itself)."""
+    if anyio_backend != "asyncio":
+        pytest.skip("the asyncio path's own wait; trio's nursery has none")
+    import asyncio
+
+    waits = 0
+    real_wait = asyncio.wait
+
+    async def counted_wait(*args: Any, **kwargs: Any) -> Any:
+        nonlocal waits
+        waits += 1
+        return await real_wait(*args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "wait", counted_wait)
+    started = anyio.Event()
+
+    async def shielded() -> None:
+        with anyio.CancelScope(shield=True):
+            started.set()
+            for _ in range(20):
+                await anyio.lowlevel.checkpoint()
+
+    await _cancel_the_caller_once([shielded], started)
+    assert waits == 1
