@@ -140,7 +140,7 @@ async def test_responses_without_created_at_model_or_usage_details_leaves_them_u
 ) -> None:
     usage = {**resp_fx.RESPONSES_USAGE, "input_tokens_details": None}
     del usage["output_tokens_details"]
-    body = {**_without(resp_fx.RESP_TEXT, "created_at", "model"), "usage": usage}
+    body: JSON = {**_without(resp_fx.RESP_TEXT, "created_at", "model"), "usage": usage}
     events = [e for e in resp_fx.created(body["id"]) if e["type"] == "response.created"]
     events = [{**e, "response": _without(e["response"], "created_at", "model")} for e in events]
     events += resp_fx.text_item_events(0, resp_fx.RESP_TEXT_MESSAGE, ["Hello there,", " friend!"])
