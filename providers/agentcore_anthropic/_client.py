@@ -59,7 +59,8 @@ def _close(client: anthropic.AsyncAnthropic) -> Any:
 
 
 def _message(content: bytes, rate_limit: Mapping[str, str] | None) -> ChatResponse[Any]:
-    """A whole ``message`` body as a response; a malformed one is a typed error."""
+    """A whole ``message`` body as a response; a malformed one (one without
+    ``content`` among them) is a typed error."""
     try:
         data = json.loads(content)
     except ValueError as exc:
@@ -71,6 +72,10 @@ def _message(content: bytes, rate_limit: Mapping[str, str] | None) -> ChatRespon
     error = body.get("error")
     if body.get("type") == "error" and isinstance(error, Mapping):
         raise body_error(cast("Mapping[str, Any]", error))
+    if body.get("content") is None:  # an empty list is an empty answer; no list is none
+        raise malformed(
+            "message body", "it has no 'content' (the list of blocks), so it holds no answer"
+        )
     try:
         return parse_message(body, rate_limit)
     except READ_ERRORS as exc:

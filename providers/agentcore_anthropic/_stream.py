@@ -6,7 +6,10 @@ JSON pieces, and text that carries citations) are passed on when they stop, so
 the fold of the updates equals the non-streamed response. Blocks the adapter does
 not model are kept whole (their deltas joined onto them) and passed on when they
 stop. A stream that ends before ``message_stop`` is a
-:class:`~agentcore.errors.TransientError`, never a complete answer.
+:class:`~agentcore.errors.TransientError`, never a complete answer; when events
+without an ``event:`` line were skipped on the way (the SDK skips them too), it
+is a :class:`~agentcore.errors.MalformedResponseError` saying so instead: the
+server or a proxy drops the lines, and asking again would get the same answer.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ class StreamParser:
         self._stop_reason: str | None = None
         self._container: Json | None = None
         self._open: dict[int, _OpenBlock] = {}
+        self._unnamed: dict[str, int] = {}  # events skipped for want of a name, by type
 
     def _update(
         self,
@@ -108,14 +112,34 @@ class StreamParser:
             return [contents]
         return [self._update(contents)] if contents else []
 
+    def skip_unnamed(self, data: str) -> None:
+        """Note an event sent without an ``event:`` line (skipped, as the SDK does)."""
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            return
+        kind = payload.get("type") if isinstance(payload, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]  # wire JSON
+        if isinstance(kind, str) and kind in _HANDLERS:
+            self._unnamed[kind] = self._unnamed.get(kind, 0) + 1
+
     def close(self) -> None:
         """Check the stream ended properly: one that ended before ``message_stop`` (or an
-        ``error`` event) lost part of its answer, a :class:`TransientError`."""
-        if not self.done:
-            raise TransientError(
-                "the Anthropic stream ended without message_stop: the answer is incomplete",
-                provider=PROVIDER,
+        ``error`` event) lost part of its answer, a :class:`TransientError`; a
+        :class:`MalformedResponseError` when events were skipped for want of a name."""
+        if self.done:
+            return
+        if self._unnamed:
+            kinds = ", ".join(self._unnamed)
+            raise malformed(
+                "stream",
+                f"{sum(self._unnamed.values())} events came without an 'event:' line ({kinds}) and "
+                "were skipped, as the Anthropic SDK skips them; the Messages API names every "
+                "event, so the server or a proxy in between drops the lines",
             )
+        raise TransientError(
+            "the Anthropic stream ended without message_stop: the answer is incomplete",
+            provider=PROVIDER,
+        )
 
     def _final(self) -> ChatResponseUpdate:
         self.done = True
@@ -310,7 +334,10 @@ async def iterate_response(
 
 
 def _feed(parser: StreamParser, sse: SseEvent) -> list[ChatResponseUpdate]:
-    if parser.done or sse.event is None or sse.event == "ping" or not sse.data:
+    if parser.done or sse.event == "ping" or not sse.data:
+        return []
+    if sse.event is None:
+        parser.skip_unnamed(sse.data)
         return []
     excerpt = sse.data if len(sse.data) <= 200 else sse.data[:200] + "..."
     try:

@@ -146,7 +146,7 @@ class OpenAIChatClient:
                     return
                 reader = ChunkReader(rate_limit)
                 events = server_sent_events(response, max_event_size=self.max_event_size)
-                ended = False
+                ended = errored = False
                 async with contextlib.aclosing(events):
                     async for _, data in events:
                         if data.startswith("[DONE]"):
@@ -157,7 +157,7 @@ class OpenAIChatClient:
                         if isinstance(error, Mapping):
                             # The service reported an error inside the stream.
                             yield reader.error(cast("Mapping[str, Any]", error))
-                            ended = True
+                            ended = errored = True
                             break
                         try:
                             update = reader.read(read_model(ChatCompletionChunk, payload))
@@ -166,6 +166,8 @@ class OpenAIChatClient:
                         if update is not None:
                             yield update
                     await drain(events)
+                if not errored:
+                    reader.check_choices(ended=ended)
                 if not (ended or reader.finished):
                     raise TransientError(
                         "the OpenAI stream ended without [DONE] or a finish reason: the "

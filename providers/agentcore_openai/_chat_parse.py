@@ -4,7 +4,9 @@ Both paths build the same contents in the same order (text, then function
 calls), so folding the streamed updates equals the non-streamed response.
 Refusals arrive as text. Only the choice with ``index`` 0 is read (a request
 never asks for more; a server that sends more does not mix them into one
-answer). Fields compatible servers leave out (``created``, ``model``, usage
+answer). An answer without that choice (no ``choices``, an empty list, only
+other indexes) is a :class:`~agentcore.errors.MalformedResponseError`, never an
+empty answer. Fields compatible servers leave out (``created``, ``model``, usage
 details) are left unset.
 """
 
@@ -33,6 +35,7 @@ from agentcore import (
     UsageContent,
 )
 from agentcore_openai._content_parts import iso_timestamp
+from agentcore_openai._sse import malformed
 
 __all__ = ["ChunkReader", "chat_usage", "parse_completion"]
 
@@ -83,6 +86,24 @@ def _first_choice(choices: object) -> Any:
     return None
 
 
+def _indexes(choices: object) -> set[str]:
+    """The indexes of ``choices``, once :func:`_first_choice` found none of them is 0."""
+    return {str(getattr(choice, "index", None)) for choice in cast("list[object]", choices or ())}
+
+
+def _no_first_choice(choices: object) -> str:
+    """What is wrong with a whole answer that has no choice with ``index`` 0."""
+    if choices is None:
+        return "it has no 'choices' (the list of answers), so it holds no answer"
+    if not _indexes(choices):
+        return "its 'choices' is empty, so it holds no answer"
+    indexes = ", ".join(sorted(_indexes(choices)))
+    return f"it has no choice with index 0, only index {indexes}{_ONE_ANSWER}"
+
+
+_ONE_ANSWER = " (a request asks for one answer, which is choice 0)"
+
+
 def _annotations(message: ChatCompletionMessage) -> tuple[Annotation, ...]:
     return tuple(
         Annotation(
@@ -118,13 +139,17 @@ def _message_contents(message: ChatCompletionMessage) -> list[Content]:
 def parse_completion(
     completion: ChatCompletion, rate_limit: dict[str, Any] | None
 ) -> ChatResponse[None]:
-    """A whole ``ChatCompletion`` as a :class:`~agentcore.ChatResponse`."""
-    contents: list[Content] = []
-    finish_reason: FinishReason | None = None
-    choice = _first_choice(completion.choices)
-    if choice is not None:
-        contents = _message_contents(choice.message)
-        finish_reason = _FINISH.get(getattr(choice, "finish_reason", None) or "")
+    """A whole ``ChatCompletion`` as a :class:`~agentcore.ChatResponse`.
+
+    :class:`~agentcore.errors.MalformedResponseError` when it has no choice with
+    ``index`` 0.
+    """
+    choices = getattr(completion, "choices", None)
+    choice = _first_choice(choices)
+    if choice is None:
+        raise malformed("chat completion", _no_first_choice(choices))
+    contents = _message_contents(choice.message)
+    finish_reason = _FINISH.get(getattr(choice, "finish_reason", None) or "")
     usage = getattr(completion, "usage", None)
     return ChatResponse(
         messages=(Message("assistant", contents),) if contents else (),
@@ -144,11 +169,13 @@ class ChunkReader:
     ``call_id`` the index got from the call's first chunk. A chunk that brings a new
     id at an index already in use starts a new call (some servers number every call
     0); the calls keep their own ids and the order they came in. :attr:`finished`
-    once the choice has its finish reason.
+    once the choice has its finish reason; :meth:`check_choices` at the end.
     """
 
     def __init__(self, rate_limit: dict[str, Any] | None) -> None:
         self.finished = False
+        self._read_choice = False
+        self._other_indexes: set[str] = set()  # of choices not read
         self._call_ids: dict[int, str] = {}
         self._pending_properties = {"rate_limit": rate_limit} if rate_limit else None
         self._response_id: str | None = None
@@ -164,7 +191,11 @@ class ChunkReader:
         contents: list[Content] = []
         finish_reason: FinishReason | None = None
         choice = _first_choice(chunk.choices)
-        if choice is not None:
+        if choice is None:
+            if chunk.choices:
+                self._other_indexes |= _indexes(chunk.choices)
+        else:
+            self._read_choice = True
             delta = choice.delta
             if delta.content:
                 contents.append(TextContent(_text(delta.content)))
@@ -181,6 +212,21 @@ class ChunkReader:
         if not contents and finish_reason is None and self._pending_properties is None:
             return None
         return self._update(contents, finish_reason)
+
+    def check_choices(self, *, ended: bool) -> None:
+        """At the end of a stream that reported no error: a
+        :class:`~agentcore.errors.MalformedResponseError` when no chunk had a choice with
+        ``index`` 0 but some had others, or when the stream ``ended`` (``[DONE]``)
+        without any choice. A stream cut short before its first choice is left to the
+        caller (an incomplete answer)."""
+        if self._read_choice:
+            return
+        if self._other_indexes:
+            indexes = ", ".join(sorted(self._other_indexes))
+            problem = f"no chunk had a choice with index 0, only index {indexes}{_ONE_ANSWER}"
+            raise malformed("stream", problem)
+        if ended:
+            raise malformed("stream", "it ended with [DONE] but no chunk had a choice (an answer)")
 
     def _call_piece(self, call: ChoiceDeltaToolCall) -> FunctionCallContent:
         index = call.index

@@ -346,10 +346,15 @@ class OpenAIResponsesClient:
 def _response(
     body: dict[str, Any], store: bool, rate_limit: dict[str, Any] | None
 ) -> ChatResponse[None]:
-    """A whole ``response`` body as a response; a malformed one is a typed error."""
+    """A whole ``response`` body as a response; a malformed one is a typed error
+    (one without ``output`` among them: it holds no answer, not an empty one)."""
     error = body.get("error")
     if isinstance(error, Mapping) and "output" not in body:
         raise body_error(cast("Mapping[str, Any]", error))
+    if body.get("output") is None:
+        raise malformed(
+            "response body", "it has no 'output' (the list of output items), so it holds no answer"
+        )
     try:
         return parse_response(read_model(Response, body), store=store, rate_limit=rate_limit)
     except READ_ERRORS as exc:

@@ -7,10 +7,16 @@ reader also sends whatever part of it no delta carried, so a server that skips
 deltas still gives the full answer. Folding the updates equals the
 non-streamed response, except that annotations arrive in a separate empty
 :class:`~agentcore.TextContent` after the text they belong to.
+
+Arguments streamed for a function call whose ``response.output_item.added`` never
+came are dropped with a logged warning (logger ``agentcore_openai``): without the
+announcement the call has no name, and a call without a name cannot run. The
+call's ``response.output_item.done`` still brings it whole.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -57,6 +63,8 @@ from agentcore_openai._responses_items import (
 from agentcore_openai._sse import read_model
 
 __all__ = ["EventReader", "parse_event"]
+
+_log = logging.getLogger("agentcore_openai")
 
 # The events the reader uses; others (progress, part boundaries, done-texts) are skipped.
 _EVENT_TYPES: dict[str, type[ResponseStreamEvent]] = {
@@ -108,6 +116,7 @@ class EventReader:
         self._call_ids: dict[str, str] = {}  # item id -> call_id
         self._streamed: dict[str, str] = {}  # item id -> text/arguments sent so far
         self._summary_index: dict[str, int] = {}
+        self._unannounced: set[str] = set()  # items whose arguments were dropped
 
     def read(self, event: ResponseStreamEvent) -> ChatResponseUpdate | None:
         """The update for one event, or ``None`` when it adds nothing."""
@@ -159,8 +168,20 @@ class EventReader:
         self._streamed[item_id] = self._streamed.get(item_id, "") + delta
         return self._update([TextContent(delta)], None)
 
-    def _arguments(self, event: ResponseFunctionCallArgumentsDeltaEvent) -> ChatResponseUpdate:
-        call_id = self._call_ids.get(event.item_id, event.item_id)
+    def _arguments(
+        self, event: ResponseFunctionCallArgumentsDeltaEvent
+    ) -> ChatResponseUpdate | None:
+        call_id = self._call_ids.get(event.item_id)
+        if call_id is None:
+            if event.item_id not in self._unannounced:  # once an item
+                self._unannounced.add(event.item_id)
+                _log.warning(
+                    "OpenAI streamed arguments for output item %r, which no "
+                    "response.output_item.added announced: dropped (a call needs its "
+                    "name); the item's response.output_item.done brings the call whole",
+                    event.item_id,
+                )
+            return None
         self._streamed[event.item_id] = self._streamed.get(event.item_id, "") + event.delta
         piece = FunctionCallContent(
             call_id=call_id, arguments=event.delta, index=event.output_index

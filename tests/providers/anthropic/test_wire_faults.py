@@ -352,3 +352,34 @@ async def test_a_malformed_token_count_is_a_malformed_response_error(
     server.add("POST", "/v1/messages/count_tokens", Reply(raw_body=body))
     with pytest.raises(MalformedResponseError, match="Anthropic sent a malformed"):
         await client.count_tokens(HI)
+
+
+# -- a 200 answer that holds no answer (issue 27, items 10 and 11) ------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("content", ["absent", None], ids=["no content", "content null"])
+async def test_a_message_without_content_is_a_malformed_response_error(
+    client: AnthropicChatClient, server: WireServer, content: Any, stream: bool
+) -> None:
+    body = {k: v for k, v in TEXT.items() if k != "content"}
+    if content != "absent":
+        body["content"] = content
+    server.add("POST", MESSAGES, json_reply(body))
+    with pytest.raises(MalformedResponseError, match="no 'content'") as caught:
+        await (_streamed(client) if stream else client.get_response(HI))
+    assert not caught.value.retryable
+    assert caught.value.provider == "anthropic"
+    assert "message body" in caught.value.message
+
+
+async def test_a_complete_stream_without_event_lines_is_a_malformed_response_error(
+    client: AnthropicChatClient, server: WireServer
+) -> None:
+    unnamed = [(None, data) for _, data in sse_events(TEXT)]
+    server.add("POST", MESSAGES, Reply(sse=unnamed))
+    with pytest.raises(MalformedResponseError, match="without an 'event:' line") as caught:
+        await _streamed(client)
+    assert not caught.value.retryable
+    assert "message_start" in caught.value.message
+    assert "message_stop" in caught.value.message

@@ -140,7 +140,7 @@ async def test_responses_without_created_at_model_or_usage_details_leaves_them_u
 ) -> None:
     usage = {**resp_fx.RESPONSES_USAGE, "input_tokens_details": None}
     del usage["output_tokens_details"]
-    body = {**_without(resp_fx.RESP_TEXT, "created_at", "model"), "usage": usage}
+    body: JSON = {**_without(resp_fx.RESP_TEXT, "created_at", "model"), "usage": usage}
     events = [e for e in resp_fx.created(body["id"]) if e["type"] == "response.created"]
     events = [{**e, "response": _without(e["response"], "created_at", "model")} for e in events]
     events += resp_fx.text_item_events(0, resp_fx.RESP_TEXT_MESSAGE, ["Hello there,", " friend!"])
@@ -522,3 +522,147 @@ async def test_a_malformed_token_count_is_a_malformed_response_error(
     server.add("POST", "/v1/responses/input_tokens", Reply(raw_body=body))
     with pytest.raises(MalformedResponseError, match="malformed input token count"):
         await responses.count_tokens(USER)
+
+
+# -- 8. a 200 answer that holds no answer (issue 27, items 10 and 11) ------------------------
+
+
+def _chat_body(choices: Any) -> JSON:
+    body = _without(chat_fx.CHAT_TEXT, "choices")
+    if choices != "absent":
+        body["choices"] = choices
+    return body
+
+
+def _only_choice_one() -> list[JSON]:
+    choice = copy.deepcopy(chat_fx.CHAT_TEXT["choices"][0])
+    return [{**choice, "index": 1}]
+
+
+CHAT_WITHOUT_AN_ANSWER: dict[str, tuple[JSON, str]] = {
+    "no choices": (_chat_body("absent"), "no 'choices'"),
+    "choices null": (_chat_body(None), "no 'choices'"),
+    "choices empty": (_chat_body([]), "'choices' is empty"),
+    "only a choice with index 1": (_chat_body(_only_choice_one()), "no choice with index 0"),
+}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize(
+    ("body", "problem"), list(CHAT_WITHOUT_AN_ANSWER.values()), ids=list(CHAT_WITHOUT_AN_ANSWER)
+)
+async def test_a_chat_completion_without_choice_0_is_a_malformed_response_error(
+    chat: OpenAIChatClient, server: WireServer, body: JSON, problem: str, stream: bool
+) -> None:
+    server.add("POST", CHAT, Reply(json_body=body))
+    with pytest.raises(MalformedResponseError, match=problem) as caught:
+        await _ask(chat, stream)
+    assert not caught.value.retryable
+    assert caught.value.provider == "openai"
+    assert "chat completion" in caught.value.message
+
+
+def test_a_completion_whose_only_choice_has_index_1_is_valid_for_the_sdk() -> None:
+    ChatCompletion.model_validate(_chat_body(_only_choice_one()))
+
+
+def _index_one(chunk: JSON) -> JSON:
+    moved = copy.deepcopy(chunk)
+    for choice in moved["choices"]:
+        choice["index"] = 1
+    return moved
+
+
+CHAT_STREAMS_WITHOUT_AN_ANSWER: dict[str, tuple[list[tuple[str | None, Any]], str]] = {
+    "only choice 1, with [DONE]": (
+        chat_fx.chat_stream([_index_one(c) for c in chat_fx.CHAT_TEXT_CHUNKS]),
+        "no chunk had a choice with index 0, only index 1",
+    ),
+    "only choice 1, finished, no [DONE]": (
+        [(None, _index_one(c)) for c in chat_fx.CHAT_TEXT_CHUNKS],
+        "no chunk had a choice with index 0, only index 1",
+    ),
+    "usage and [DONE] only": (
+        chat_fx.chat_stream([chat_fx.chat_usage_chunk()]),
+        "no chunk had a choice",
+    ),
+    "[DONE] only": (chat_fx.chat_stream([]), "no chunk had a choice"),
+}
+
+
+@pytest.mark.parametrize(
+    ("events", "problem"),
+    list(CHAT_STREAMS_WITHOUT_AN_ANSWER.values()),
+    ids=list(CHAT_STREAMS_WITHOUT_AN_ANSWER),
+)
+async def test_a_chat_stream_without_choice_0_is_a_malformed_response_error(
+    chat: OpenAIChatClient,
+    server: WireServer,
+    events: list[tuple[str | None, Any]],
+    problem: str,
+) -> None:
+    for _, chunk in events:
+        if isinstance(chunk, dict):
+            ChatCompletionChunk.model_validate(chunk)
+    server.add("POST", CHAT, Reply(sse=events))
+    with pytest.raises(MalformedResponseError, match=problem) as caught:
+        await stream_updates(chat)
+    assert not caught.value.retryable
+    assert "OpenAI sent a malformed stream" in caught.value.message
+
+
+async def test_a_chat_stream_cut_before_its_first_choice_stays_a_retryable_error(
+    chat: OpenAIChatClient, server: WireServer
+) -> None:
+    server.add("POST", CHAT, Reply(sse=[(None, chat_fx.chat_usage_chunk())]))
+    with pytest.raises(TransientError, match="without \\[DONE\\]"):
+        await stream_updates(chat)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("output", ["absent", None], ids=["no output", "output null"])
+async def test_a_responses_body_without_output_is_a_malformed_response_error(
+    responses: OpenAIResponsesClient, server: WireServer, output: Any, stream: bool
+) -> None:
+    body = _without(resp_fx.RESP_TEXT, "output")
+    if output != "absent":
+        body["output"] = output
+    server.add("POST", RESPONSES, Reply(json_body=body))
+    with pytest.raises(MalformedResponseError, match="no 'output'") as caught:
+        await _ask(responses, stream)
+    assert not caught.value.retryable
+    assert "response body" in caught.value.message
+
+
+def _unannounced_call_events(*, with_done: bool) -> list[JSON]:
+    """A function call streamed without its ``response.output_item.added``."""
+    item = resp_fx.RESP_CALL_ITEM
+    events = resp_fx.call_item_events(0, item, ['{"city": ', '"Paris", "unit": "celsius"}'])
+    events = [e for e in events if e["type"] != "response.output_item.added"]
+    if not with_done:
+        events = [e for e in events if e["type"] != "response.output_item.done"]
+    body = resp_fx.response("resp_call", [item])
+    return [*resp_fx.created("resp_call"), *events, resp_fx.completed(body)]
+
+
+@pytest.mark.parametrize("with_done", [True, False], ids=["item done sent", "no item done"])
+async def test_arguments_for_an_unannounced_item_never_make_a_nameless_call(
+    responses: OpenAIResponsesClient,
+    server: WireServer,
+    caplog: pytest.LogCaptureFixture,
+    with_done: bool,
+) -> None:
+    server.add(
+        "POST", RESPONSES, Reply(sse=resp_fx.sse(_unannounced_call_events(with_done=with_done)))
+    )
+    with caplog.at_level("WARNING", logger="agentcore_openai"):
+        _, final = await stream_updates(responses)
+    calls = [(c.call_id, c.name, c.arguments) for c in _calls(final)]
+    if with_done:  # the item's done event brings the call whole
+        assert calls == [("call_weather", "get_weather", resp_fx.RESP_CALL_ITEM["arguments"])]
+    else:
+        assert calls == []
+    warnings = [r for r in caplog.records if r.name == "agentcore_openai"]
+    assert len(warnings) == 1  # once an item, not once a delta
+    assert "'fc_1'" in warnings[0].getMessage()
+    assert "output_item.added" in warnings[0].getMessage()
