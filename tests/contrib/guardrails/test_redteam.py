@@ -95,9 +95,9 @@ def test_numbers_that_are_not_personal_data_are_left_alone() -> None:
 # --- the grown corpus (issue 30); the guard with rules and the shipped learned model ---
 
 ALL_ATTACKS, ALL_BENIGN = load_all()
-# Floors per source for PromptInjectionGuard(model="shipped"), a few points under the measured rate. The
-# model was trained on these texts: the floors catch a change that loses catches, they
-# are no generalization figure (redteam_loso.py gives that: docs/guardrails-redteam.md).
+# Floors per source for PromptInjectionGuard(model="shipped"), a few points under the
+# measured rate. The model was trained on these texts: the floors catch a change that
+# loses catches, they are no generalization figure (redteam_loso.py gives that).
 SOURCE_FLOORS = {
     "agentcore": 0.93,
     "agentdojo": 0.95,

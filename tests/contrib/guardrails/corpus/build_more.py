@@ -22,6 +22,7 @@ import ast
 import glob
 import gzip
 import hashlib
+import importlib
 import importlib.util
 import json
 import random
@@ -29,7 +30,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml  # type: ignore[import-untyped]  # only this one-off build needs it
 
@@ -128,17 +129,20 @@ def langkit(root: Path) -> Iterator[dict[str, str]]:
         yield record("roleplay", text, LANGKIT, "themes.json jailbreak")
 
 
+def _preset_text(path: Path) -> str:
+    """The text of a walledeval preset: its template, or the turns of its conversation."""
+    preset: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    template: Any = preset.get("template")
+    if isinstance(template, list):
+        turns = cast("list[dict[str, str]]", template)
+        return "\n\n".join(turn["content"] for turn in turns)
+    return str(template)
+
+
 def walledeval(root: Path) -> Iterator[dict[str, str]]:
     folder = root / "walledeval/walledeval/prompts/presets/attacks"
     for index, path in enumerate(sorted(folder.rglob("*.yaml"))):
-        preset = yaml.safe_load(path.read_text(encoding="utf-8"))
-        template = preset.get("template")
-        parts = (
-            [turn["content"] for turn in template]
-            if isinstance(template, list)
-            else [str(template)]
-        )
-        text = "\n\n".join(parts)
+        text = _preset_text(path)
         for key in ("$prompt", "{prompt}", "[INSERT PROMPT HERE]"):
             text = text.replace(key, GOALS[index % len(GOALS)])
         yield record("roleplay", text, WALLEDEVAL, f"{path.parent.name}/{path.stem}")
@@ -186,20 +190,24 @@ def vigia(root: Path) -> Iterator[dict[str, str]]:
 
 
 def llamator(root: Path) -> Iterator[dict[str, str]]:
-    import pyarrow.parquet  # type: ignore[import-not-found]  # only to read the wheel's data
-
+    parquet: Any = importlib.import_module("pyarrow.parquet")  # only to read the wheel's data
     path = root / "llamator/llamator/attack_data/system_prompt_leakage.parquet"
-    for row in pyarrow.parquet.read_table(path).to_pylist():
+    rows: list[dict[str, str]] = parquet.read_table(path).to_pylist()
+    for row in rows:
         yield record("extraction", row["goal"], LLAMATOR, "attack_data/system_prompt_leakage")
 
 
 def tripwire(root: Path) -> Iterator[dict[str, str]]:
-    fixed_injection = _module(root / "tripwire_eval/tripwire/attacks/fixed_injection.py")
-
-    for value in vars(fixed_injection).values():
-        if isinstance(value, type) and hasattr(value, "render") and hasattr(value, "name"):
-            text = value().render("CANARY-0000")
-            yield record("indirect", text, TRIPWIRE, f"attacks/fixed_injection {value.name}")
+    module: Any = _module(root / "tripwire_eval/tripwire/attacks/fixed_injection.py")
+    attacks: list[Any] = [
+        value
+        for value in module.__dict__.values()
+        if isinstance(value, type) and hasattr(value, "render") and hasattr(value, "name")
+    ]
+    for attack in attacks:
+        text: str = attack().render("CANARY-0000")
+        name: str = attack.name
+        yield record("indirect", text, TRIPWIRE, f"attacks/fixed_injection {name}")
 
 
 # --- benign that looks dangerous -------------------------------------------------------
@@ -216,14 +224,7 @@ def prompts_about_prompts(root: Path) -> Iterator[dict[str, str]]:
     for folder in ("judges", "llm_evaluator", "mcq"):
         presets = root / "walledeval/walledeval/prompts/presets" / folder
         for path in sorted(presets.rglob("*.yaml")):
-            preset = yaml.safe_load(path.read_text(encoding="utf-8"))
-            template = preset.get("template")
-            parts = (
-                [turn["content"] for turn in template]
-                if isinstance(template, list)
-                else [str(template)]
-            )
-            text = "\n\n".join(parts)
+            text = _preset_text(path)
             if len(text) >= 120:  # not a bare "$prompt $response" slot
                 yield record("prompts", text, WALLEDEVAL, f"{folder}/{path.stem}")
 
