@@ -130,9 +130,9 @@ class InjectionModel:
         if block < 16:
             raise ValueError(f"block must be at least 16 characters, got {block}")
         self.weights: dict[str, float] = dict(weights)
-        self.bias = float(bias)
-        self.threshold = float(threshold)
-        self.block = block
+        self.bias: float = float(bias)
+        self.threshold: float = float(threshold)
+        self.block: int = block
 
     @classmethod
     def shipped(cls) -> InjectionModel:
