@@ -144,3 +144,14 @@ async def test_a_tool_result_only_the_model_flags_is_blocked(stream: bool) -> No
         seen = (await agent.run("any news?")).text
     assert len(client.requests) == 1  # the e-mail never reached the model
     assert "blocked" in seen.lower()
+
+
+async def test_the_model_scans_2_mb_slice_by_slice_letting_other_tasks_run() -> None:
+    from agentcore_contrib.guardrails.injection import SLICE_CHARS
+
+    from tests.contrib.guardrails.test_large_inputs import TWO_MB, ticks_during
+
+    guard = PromptInjectionGuard(patterns=[], model="shipped")
+    ticks, result = await ticks_during(lambda: guard.check(TWO_MB))
+    assert getattr(result, "action", None) == "allow"
+    assert ticks >= len(TWO_MB) // SLICE_CHARS
