@@ -69,6 +69,7 @@ def scan(guard: TextGuard, text: str, repeats: int) -> float:
 def guard_scans(size: int, repeats: int) -> list[ScanResult]:
     guards: list[tuple[str, TextGuard]] = [
         ("PromptInjectionGuard()", PromptInjectionGuard()),
+        ('PromptInjectionGuard(model="shipped")', PromptInjectionGuard(model="shipped")),
         ("PIIGuard()", PIIGuard()),
     ]
     results: list[ScanResult] = []

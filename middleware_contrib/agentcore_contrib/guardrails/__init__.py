@@ -21,6 +21,7 @@ from agentcore_contrib.guardrails._base import (
 )
 from agentcore_contrib.guardrails.content import ContentFilter
 from agentcore_contrib.guardrails.injection import PromptInjectionGuard
+from agentcore_contrib.guardrails.injection_model import InjectionModel
 from agentcore_contrib.guardrails.judge import LLMJudge, parse_verdict
 from agentcore_contrib.guardrails.middleware import AgentGuardrails, ChatGuardrails
 from agentcore_contrib.guardrails.pii import PIIGuard, find_pii
@@ -35,6 +36,7 @@ __all__ = [
     "GuardResult",
     "GuardrailError",
     "GuardrailViolation",
+    "InjectionModel",
     "LLMJudge",
     "MaxInputTokens",
     "PIIGuard",

@@ -1,11 +1,14 @@
-"""Prompt-injection detection: structural rules over normalised text, plus an optional
-classifier.
+"""Prompt-injection detection: structural rules over normalised text, a learned model
+beside them, plus an optional classifier.
 
 The text is matched in every spelling :func:`~agentcore_contrib.guardrails.normalize.spellings`
 gives (decoded, de-obfuscated), against rules that describe the structure of an attack
-(:mod:`~agentcore_contrib.guardrails.injection_rules`). Rules catch structures, not
-intent: pair them with a classifier (or
-:class:`~agentcore_contrib.guardrails.judge.LLMJudge`) for paraphrases.
+(:mod:`~agentcore_contrib.guardrails.injection_rules`), and scored by the shipped
+:class:`~agentcore_contrib.guardrails.injection_model.InjectionModel` (n-gram weights
+learned from the red-team corpus). Either one flagging blocks: the rules catch
+obfuscated and encoded attacks the model cannot read, the model catches wordings no
+rule describes. Neither reads intent: add a classifier (or
+:class:`~agentcore_contrib.guardrails.judge.LLMJudge`) where that matters.
 
 Large texts (a 2 MB tool result) are scanned in bounded slices with a checkpoint between
 them, so other tasks on the event loop keep running; the cost is linear in the text.
@@ -16,11 +19,12 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 import anyio.lowlevel
 
 from agentcore_contrib.guardrails._base import GuardResult
+from agentcore_contrib.guardrails.injection_model import InjectionModel
 from agentcore_contrib.guardrails.injection_rules import (
     DEFAULT_INJECTION_PATTERNS,
     DEFAULT_INJECTION_RULES,
@@ -31,6 +35,7 @@ __all__ = [
     "DEFAULT_INJECTION_PATTERNS",
     "DEFAULT_INJECTION_RULES",
     "Classifier",
+    "InjectionModel",
     "PromptInjectionGuard",
     "spellings",
 ]
@@ -127,7 +132,11 @@ class PromptInjectionGuard:
 
     ``patterns`` (regular expressions, matched case-insensitively against every
     spelling of the text, see :func:`spellings`) default to the rules of
-    :data:`DEFAULT_INJECTION_RULES`. ``classifier`` (sync or async, any callable taking
+    :data:`DEFAULT_INJECTION_RULES`. ``model`` scores the text with learned weights and
+    blocks at or over its own threshold: ``"shipped"`` for the weights shipped with
+    agentcore_contrib (:meth:`InjectionModel.shipped`), an :class:`InjectionModel` of
+    your own, or ``None`` (the default) for none. ``classifier`` (sync or async, any
+    callable taking
     the text) scores the text; a score at or over ``threshold`` (or ``True``) blocks. A
     classifier that raises makes the guard fail closed with a ``GuardrailError``. Use it
     on input, including tool results (indirect injection).
@@ -137,6 +146,7 @@ class PromptInjectionGuard:
         self,
         *,
         patterns: Iterable[str] | None = None,
+        model: InjectionModel | Literal["shipped"] | None = None,
         classifier: Classifier | None = None,
         threshold: float = 0.5,
         name: str = "prompt_injection",
@@ -161,8 +171,15 @@ class PromptInjectionGuard:
             raise TypeError("classifier must be a callable taking text and returning a score")
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be within [0, 1], got {threshold}")
-        if not compiled and classifier is None:
-            raise ValueError("PromptInjectionGuard needs patterns, a classifier, or both")
+        if model == "shipped":
+            model = InjectionModel.shipped()
+        elif model is not None and not isinstance(model, InjectionModel):
+            raise TypeError(f"model must be an InjectionModel, 'shipped' or None, got {model!r}")
+        if not compiled and classifier is None and model is None:
+            raise ValueError(
+                "PromptInjectionGuard needs patterns, a classifier, or both (or a model)"
+            )
+        self.model: InjectionModel | None = model
         self.rules: tuple[tuple[str, re.Pattern[str]], ...] = tuple(compiled)
         self.patterns: tuple[re.Pattern[str], ...] = tuple(pattern for _, pattern in compiled)
         # A leading \b keeps the regex engine from skipping ahead to the first letters a
@@ -196,21 +213,45 @@ class PromptInjectionGuard:
                 return found
         return None
 
+    def model_score(self, text: str) -> float | None:
+        """The learned model's score of ``text`` (its highest window), or ``None`` without
+        a model. Synchronous, like :meth:`matching_rule`."""
+        if self.model is None:
+            return None
+        return max(self.model(piece) for piece in slices(text))
+
+    def flags(self, text: str) -> bool:
+        """Whether a rule matches ``text`` or the model scores it at or over its
+        threshold (the classifier, if any, is not asked). Synchronous."""
+        if self.rules and self.matching_rule(text) is not None:
+            return True
+        if self.model is None:
+            return False
+        return max(self.model(piece) for piece in slices(text)) >= self.model.threshold
+
     def matching_pattern(self, text: str) -> str | None:
         """The first pattern that matches any spelling of ``text``, or ``None``."""
         found = self.matching_rule(text)
         return None if found is None else found[1]
 
     async def check(self, text: str) -> GuardResult:
-        """Block on a rule match or a classifier score at or over the threshold."""
-        if self.rules:
-            pieces = slices(text)
-            for index, piece in enumerate(pieces):
+        """Block on a rule match, a model score at or over the model's threshold, or a
+        classifier score at or over ``threshold``."""
+        if self.rules or self.model is not None:
+            model = self.model
+            for index, piece in enumerate(slices(text)):
                 if index:
                     await anyio.lowlevel.checkpoint()
-                found = self._match(piece)
+                found = self._match(piece) if self.rules else None
                 if found is not None:
                     return GuardResult.block(f"the text looks like a prompt injection ({found[0]})")
+                if model is not None:
+                    window_score = model(piece)
+                    if window_score >= model.threshold:
+                        return GuardResult.block(
+                            "the text looks like a prompt injection (learned model score "
+                            f"{window_score:.2f}, threshold {model.threshold})"
+                        )
         if self.classifier is not None:
             score = self.classifier(text)
             if inspect.isawaitable(score):

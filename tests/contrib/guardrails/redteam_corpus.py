@@ -46,13 +46,26 @@ def load(name: str) -> list[Sample]:
     return samples
 
 
+def load_all() -> tuple[list[Sample], list[Sample]]:
+    """Every attack and every benign text: the first corpus and the sources added since
+    (``corpus/more_*.jsonl``, built by ``corpus/build_more.py``)."""
+    return load("attacks") + load("more_attacks"), load("benign") + load("more_benign")
+
+
+def source_of(sample: Sample) -> str:
+    """The source a sample is left out with: the package (or project) it comes from,
+    attack or benign. The obfuscations written for this corpus count with the texts they
+    obfuscate; Debian's documentation and changelogs are one source."""
+    return sample.source.split(" ", 1)[0]
+
+
 def pii_samples() -> list[tuple[str, str]]:
     """``(kind, text)`` pairs of ``corpus/pii.txt``."""
     lines = (CORPUS / "pii.txt").read_text(encoding="utf-8").splitlines()
     return [(kind, text) for kind, text in (line.split("\t", 1) for line in lines if line.strip())]
 
 
-_GUARD = PromptInjectionGuard()
+_GUARD = PromptInjectionGuard()  # the rules alone
 _PII = PIIGuard()
 
 
