@@ -18,9 +18,11 @@ from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.json_arguments import STRICT_DECODER, NotJsonNumber
 from agentcore._types.usage import Usage
+from agentcore.security import ContentLabel
 
 __all__ = [
     "Annotation",
+    "CompactionContent",
     "Content",
     "DataContent",
     "ErrorContent",
@@ -385,6 +387,40 @@ class UsageContent:
     type: Literal["usage"] = attrs.field(default="usage", init=False)
 
 
+def _to_call_ids(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class CompactionContent:
+    """A compaction record: the log positions ``[start, end)`` a summary replaces.
+
+    Only records carry it: a record is a ``Message("user", (CompactionContent(...),))``
+    the kernel appends with a run's turn when compaction summarized (or, when told to,
+    dropped) part of the conversation. The stored originals are never rewritten;
+    :func:`agentcore.compaction.compacted_view` replays the records into what the model
+    sees. ``at`` is the log position the record was written for (a record found
+    anywhere else is ignored); ``summary`` is ``None`` when the range was dropped;
+    ``call_ids`` are the function calls whose call or result lies in the range.
+    A caller's input may not hold one.
+    """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
+    start: int
+    end: int
+    at: int
+    summary: str | None = None
+    call_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_call_ids)
+    label: ContentLabel | None = None
+    strategy: str = ""
+    run_id: str | None = None
+    model: str | None = None
+    type: Literal["compaction"] = attrs.field(default="compaction", init=False)
+
+
 Content: TypeAlias = (
     TextContent
     | ReasoningContent
@@ -400,6 +436,7 @@ Content: TypeAlias = (
     | HostedToolResultContent
     | ErrorContent
     | UsageContent
+    | CompactionContent
 )
 """Any content a message can hold."""
 
@@ -418,4 +455,5 @@ CONTENT_TYPES: tuple[type[Content], ...] = (
     HostedToolResultContent,
     ErrorContent,
     UsageContent,
+    CompactionContent,
 )
