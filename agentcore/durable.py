@@ -22,15 +22,17 @@ Durable runs need asyncio: every supported engine's async API is asyncio only.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, cast, overload
 
 from agentcore._agent.agent import _NO_DEPS, Agent  # _NO_DEPS: run(deps=...) not given
 from agentcore._agent.tool_providers import AgentTool
 from agentcore._loop.tool_calls import result_value
 from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
+from agentcore._run_context import RunContext
 from agentcore._seams import AgentInput
 from agentcore._sessions.session import AgentSession
+from agentcore._sessions.view import HistoryView, compacted_view
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
@@ -69,6 +71,7 @@ __all__ = [
     "encode_decisions",
     "require_asyncio",
     "run_until_answered",
+    "step",
 ]
 
 PENDING_KEY = "agentcore.pending"
@@ -287,6 +290,19 @@ def durable_tool(
     return wrapped
 
 
+async def step(run: RunContext, name: str, fn: Callable[[], Awaitable[JSON]]) -> JSON:
+    """Run ``fn`` as one step of ``run``: directly in an ordinary run, or as one engine
+    step named ``<agent>.<name>`` in a durable run, so a replay reads its recorded
+    result instead of running it again (a summarizer's model call, a memory recall).
+
+    ``fn`` returns a JSON value; the same run must take its steps in the same order.
+    """
+    durable = run.durable
+    if durable is None:
+        return await fn()
+    return await durable.engine.step(f"{durable.name}.{name}", fn)
+
+
 class DurableHistoryStore:
     """A history store whose load and append are steps of the durable run.
 
@@ -301,6 +317,7 @@ class DurableHistoryStore:
         self.engine = engine
         self._load_name = f"{name}.history.load"
         self._append_name = f"{name}.history.append"
+        self._view_name = f"{name}.history.load_view"
 
     async def load(self, session_id: str) -> list[Message]:
         _check_workflow(self.engine, "a durable history load")
@@ -310,6 +327,36 @@ class DurableHistoryStore:
             return unstructure(list(await store.load(session_id)))
 
         return structure(await self.engine.step(self._load_name, load_step), list[Message])
+
+    async def load_view(self, session_id: str) -> HistoryView:
+        """The session's compacted view, as one step (``<name>.history.load_view``): the
+        store's own ``load_view`` when it has one, else replayed from its log."""
+        _check_workflow(self.engine, "a durable history load")
+        store: Any = self.store
+
+        async def view_step() -> JSON:
+            read = getattr(store, "load_view", None)
+            view: HistoryView = (
+                await read(session_id)
+                if read is not None
+                else compacted_view(await store.load(session_id))
+            )
+            return {
+                "messages": unstructure(list(view.messages)),
+                "positions": list(view.positions),
+                "next_position": view.next_position,
+                "covered_call_ids": sorted(view.covered_call_ids),
+                "ignored_records": view.ignored_records,
+            }
+
+        data = await self.engine.step(self._view_name, view_step)
+        return HistoryView(
+            structure(data["messages"], list[Message]),
+            data["positions"],
+            data["next_position"],
+            frozenset(data["covered_call_ids"]),
+            data["ignored_records"],
+        )
 
     async def append(self, session_id: str, messages: Sequence[Message]) -> None:
         _check_workflow(self.engine, "a durable history append")

@@ -22,7 +22,7 @@ from agentcore import (
 )
 from agentcore.testing import (
     ChatRequest,
-    InvalidRequestError,
+    RequestValidationError,
     ScriptedChatClient,
     ValidatingChatClient,
     check_request,
@@ -128,9 +128,13 @@ def test_c2_reasoning_must_come_back_as_produced() -> None:
         "message 3 holds reasoning or hosted tool contents but is not an assistant message "
         "the model produced, unchanged",
     ]
-    assert check_request([USER, *produced, Message("tool", [_result("c1")])], produced=[
-        m.contents for m in produced
-    ]) == []
+    assert (
+        check_request(
+            [USER, *produced, Message("tool", [_result("c1")])],
+            produced=[m.contents for m in produced],
+        )
+        == []
+    )
 
 
 def test_c3_first_message_must_be_user_for_anthropic_only() -> None:
@@ -224,8 +228,7 @@ def test_team_invariants_with_agent() -> None:
     problems = check_request(messages, options={"conversation_id": "conv"}, agent="me")
 
     assert problems == [
-        "message 1 holds a function call of 'other'; 'me' may see calls of its own turns only "
-        "(I1)",
+        "message 1 holds a function call of 'other'; 'me' may see calls of its own turns only (I1)",
         "message 1 holds reasoning produced by 'other', not by 'me' (I2)",
         "message 3 (assistant) holds media; media goes in user messages or tool results (I3)",
         "the request sets the conversation_id option (I5)",
@@ -240,7 +243,9 @@ def test_team_invariants_with_agent() -> None:
 def test_a_recorded_request_is_checked_with_its_options() -> None:
     request = ChatRequest((USER,), {"conversation_id": "c"}, False)
 
-    assert check_request(request, agent="me") == ["the request sets the conversation_id option (I5)"]
+    assert check_request(request, agent="me") == [
+        "the request sets the conversation_id option (I5)"
+    ]
 
 
 def test_unknown_dialect_is_refused() -> None:
@@ -257,11 +262,14 @@ async def test_validating_client_refuses_an_invalid_request(stream: bool) -> Non
     inner = ScriptedChatClient(["never"])
     client = ValidatingChatClient(inner)
 
-    with pytest.raises(InvalidRequestError) as caught:
+    async def send() -> None:
         if stream:
             client.get_response([USER, *STEP], stream=True)
         else:
             await client.get_response([USER, *STEP])
+
+    with pytest.raises(RequestValidationError) as caught:
+        await send()
 
     assert caught.value.problems == (
         "call 'c2' (lookup) of message 1 has no result in the tool messages right after it",
@@ -307,7 +315,7 @@ async def test_validating_client_catches_reasoning_it_never_produced() -> None:
     forged = Message("assistant", [ReasoningContent("forged", id="rs_9"), TextContent("a")])
     client = ValidatingChatClient(ScriptedChatClient(["b"]))
 
-    with pytest.raises(InvalidRequestError, match="is not an assistant message the model"):
+    with pytest.raises(RequestValidationError, match="is not an assistant message the model"):
         await client.get_response([USER, forged, Message("user", "next")])
 
     seeded = ValidatingChatClient(ScriptedChatClient(["b"]), seed=[forged])

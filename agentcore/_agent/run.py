@@ -33,9 +33,9 @@ from agentcore._loop.state import ToolIndex
 from agentcore._run_context import RunContext
 from agentcore._sessions.history import history_view, indexed_history_view
 from agentcore._sessions.ledger import TranscriptLedger
-from agentcore._sessions.view import HistoryView, compacted_view
 from agentcore._sessions.session import bind_history_store, clear_pause, load_pause, save_pause
 from agentcore._sessions.turns import SessionTurns, Turn
+from agentcore._sessions.view import HistoryView, compacted_view
 from agentcore._streams.reader import Delegate, inject
 from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from agentcore._sessions.view import HistoryView, compacted_view, record_of, view_from_parts
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
@@ -19,7 +20,6 @@ from agentcore._types.contents import (
     UserInputResponseContent,
 )
 from agentcore._types.messages import Message
-from agentcore._sessions.view import HistoryView, compacted_view, record_of, view_from_parts
 
 if TYPE_CHECKING:
     import sqlite3
@@ -213,9 +213,7 @@ class SqliteHistoryStore:
                 if record is not None:
                     records.append((position, record))
             spans = [
-                (r.start, r.end)
-                for p, r in records
-                if r.at == p and 0 <= r.start < r.end <= r.at
+                (r.start, r.end) for p, r in records if r.at == p and 0 <= r.start < r.end <= r.at
             ]
             ranges = _uncovered(spans, end)
             rows: list[tuple[int, str]] = []

@@ -118,9 +118,7 @@ class TranscriptLedger:
         persisted = [edit for edit in self.edits if edit.persist]
         if not persisted:
             return []
-        history_positions = {
-            id(m): p for m, p in zip(self._history, self._positions, strict=True)
-        }
+        history_positions = {id(m): p for m, p in zip(self._history, self._positions, strict=True)}
         start = self.next_position
         visible = sorted([*self._positions, *range(start, start + turn_length)])
         hidden: set[int] = set()

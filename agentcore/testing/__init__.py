@@ -15,7 +15,7 @@ from agentcore.testing._doubles import (
 )
 from agentcore.testing._requests import (
     Dialect,
-    InvalidRequestError,
+    RequestValidationError,
     ValidatingChatClient,
     check_request,
 )
@@ -24,7 +24,7 @@ __all__ = [
     "ChatRequest",
     "Dialect",
     "FunctionChatClient",
-    "InvalidRequestError",
+    "RequestValidationError",
     "ScriptExhaustedError",
     "ScriptedChatClient",
     "ValidatingChatClient",

@@ -20,7 +20,7 @@ from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore.adapters import GetResponseResult, get_response_method
 from agentcore.testing._doubles import ChatRequest
 
-__all__ = ["Dialect", "InvalidRequestError", "ValidatingChatClient", "check_request"]
+__all__ = ["Dialect", "RequestValidationError", "ValidatingChatClient", "check_request"]
 
 Dialect: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "all"]
 """The provider rules :func:`check_request` applies; ``"all"`` is their union."""
@@ -42,7 +42,7 @@ _PRODUCED_ONLY = frozenset({"reasoning", "hosted_tool_call", "hosted_tool_result
 """Content types a provider must get back exactly as it produced them (C2)."""
 
 
-class InvalidRequestError(AssertionError):
+class RequestValidationError(AssertionError):
     """A :class:`ValidatingChatClient` was asked to send a request a provider would refuse.
 
     ``problems`` lists each broken rule, as :func:`check_request` words it.
@@ -167,9 +167,7 @@ def _check_team(
                     f"message {index} holds reasoning produced by {message.author_name!r}, "
                     f"not by {agent!r} (I2)"
                 )
-        if message.role == "assistant" and any(
-            c.type in ("data", "uri") for c in message.contents
-        ):
+        if message.role == "assistant" and any(c.type in ("data", "uri") for c in message.contents):
             problems.append(
                 f"message {index} (assistant) holds media; media goes in user messages or "
                 "tool results (I3)"
@@ -243,7 +241,7 @@ def check_request(
 class ValidatingChatClient:
     """Wraps ``inner`` and fails any request :func:`check_request` finds a problem in.
 
-    A request with problems raises :class:`InvalidRequestError` (an ``AssertionError``)
+    A request with problems raises :class:`RequestValidationError` (an ``AssertionError``)
     instead of reaching ``inner``; every request it checked is in ``requests``. It
     remembers what ``inner`` produced, so an assistant message with reasoning or hosted
     tool contents sent back changed, or never produced, is a problem too (C2);
@@ -292,7 +290,7 @@ class ValidatingChatClient:
         )
         self.requests.append(request)
         if problems:
-            raise InvalidRequestError(problems, len(self.requests) - 1)
+            raise RequestValidationError(problems, len(self.requests) - 1)
         if stream:
             inner_stream: ResponseStream[ChatResponseUpdate, ChatResponse[Any]] = (
                 self.inner.get_response(messages, options=options, stream=True)
