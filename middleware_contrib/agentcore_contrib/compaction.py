@@ -423,7 +423,8 @@ class Compaction:
             return False
         limit = int(self.target * window / ratio)
         if forced:
-            limit //= 2
+            # The provider counted more than we did: aim at half of what was refused.
+            limit = min(limit, estimate) // 2
         self.stats.triggers += 1
         groups = group_messages(
             messages,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from agentcore import Message, ReasoningContent
 from agentcore.compaction import group_messages, summary_note
 from agentcore.tokens import estimate_tokens
-
 from tests.compaction._conversations import call, conversation, result
 
 

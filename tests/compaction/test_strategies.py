@@ -20,7 +20,6 @@ from agentcore.compaction import (
     projected_tokens,
 )
 from agentcore.tokens import estimate_tokens
-
 from tests.compaction._conversations import conversation
 
 

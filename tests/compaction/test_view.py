@@ -10,7 +10,6 @@ import pytest
 from agentcore import CompactionContent, InMemoryHistoryStore, Message, SqliteHistoryStore
 from agentcore.compaction import HistoryView, compacted_view, is_summary
 from agentcore.serialization import to_json
-
 from tests.compaction._conversations import conversation
 
 pytestmark = pytest.mark.anyio
