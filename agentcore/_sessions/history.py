@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from agentcore._sessions.view import HistoryView, compacted_view, record_of, view_from_parts
+from agentcore._sessions.view import (
+    HistoryView,
+    compacted_view,
+    record_of,
+    view_from_parts,
+    visible_ranges,
+)
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
@@ -112,19 +118,6 @@ _RECORDS_INDEX = (
 )
 
 
-def _uncovered(spans: Sequence[tuple[int, int]], end: int) -> list[tuple[int, int]]:
-    """The ranges of ``[0, end)`` outside every span, in order."""
-    out: list[tuple[int, int]] = []
-    cursor = 0
-    for start, stop in sorted(spans):
-        if start > cursor:
-            out.append((cursor, start))
-        cursor = max(cursor, stop)
-    if cursor < end:
-        out.append((cursor, end))
-    return out
-
-
 class SqliteHistoryStore:
     """History in a SQLite file: the embedded default for persistence.
 
@@ -212,10 +205,7 @@ class SqliteHistoryStore:
                 record = record_of(from_json(text, Message))
                 if record is not None:
                     records.append((position, record))
-            spans = [
-                (r.start, r.end) for p, r in records if r.at == p and 0 <= r.start < r.end <= r.at
-            ]
-            ranges = _uncovered(spans, end)
+            ranges = visible_ranges(records, end)
             rows: list[tuple[int, str]] = []
             # A few ranges a query: SQLite bounds the parameters of one statement.
             for first in range(0, len(ranges), 200):

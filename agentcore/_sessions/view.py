@@ -26,6 +26,7 @@ __all__ = [
     "record_of",
     "summary_message",
     "view_from_parts",
+    "visible_ranges",
 ]
 
 
@@ -97,6 +98,24 @@ def effective_records(
         else:
             ignored += 1
     return applied, ignored
+
+
+def visible_ranges(
+    records: Sequence[tuple[int, CompactionContent]], end: int
+) -> list[tuple[int, int]]:
+    """The half-open ranges of positions ``[0, end)`` no effective record covers, in
+    order: what a store must read of its log to build the view with
+    :func:`view_from_parts`."""
+    applied, _ = effective_records(records)
+    out: list[tuple[int, int]] = []
+    cursor = 0
+    for start, stop in sorted((r.start, r.end) for _, r in applied):
+        if start > cursor:
+            out.append((cursor, start))
+        cursor = max(cursor, stop)
+    if cursor < end:
+        out.append((cursor, end))
+    return out
 
 
 def _owners(

@@ -11,7 +11,13 @@ that runs all of this before every model call is
 """
 
 from agentcore._sessions.ledger import Origin, TranscriptEdit
-from agentcore._sessions.view import HistoryView, compacted_view
+from agentcore._sessions.view import (
+    HistoryView,
+    compacted_view,
+    record_of,
+    view_from_parts,
+    visible_ranges,
+)
 from agentcore._types.contents import CompactionContent
 from agentcore._types.groups import (
     SUMMARY_MARKER,
@@ -73,5 +79,8 @@ __all__ = [
     "group_messages",
     "is_summary",
     "projected_tokens",
+    "record_of",
     "summary_note",
+    "view_from_parts",
+    "visible_ranges",
 ]
