@@ -32,7 +32,6 @@ from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepS
 from agentcore._run_context import RunContext
 from agentcore._seams import AgentInput
 from agentcore._sessions.session import AgentSession
-from agentcore._sessions.view import HistoryView, compacted_view
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
@@ -309,7 +308,9 @@ class DurableHistoryStore:
     A replay reads the recorded history instead of the store's current content,
     and does not append a turn whose append step finished. Appending is
     at-least-once: a crash after the store committed but before the engine recorded
-    the step appends the turn again on recovery.
+    the step appends the turn again on recovery. It has no ``load_view``: the kernel
+    replays a compacted view from the recorded ``load``, so runs recorded before
+    compaction existed replay the same steps.
     """
 
     def __init__(self, store: HistoryStore, engine: DurableEngine, *, name: str) -> None:
@@ -317,7 +318,6 @@ class DurableHistoryStore:
         self.engine = engine
         self._load_name = f"{name}.history.load"
         self._append_name = f"{name}.history.append"
-        self._view_name = f"{name}.history.load_view"
 
     async def load(self, session_id: str) -> list[Message]:
         _check_workflow(self.engine, "a durable history load")
@@ -327,36 +327,6 @@ class DurableHistoryStore:
             return unstructure(list(await store.load(session_id)))
 
         return structure(await self.engine.step(self._load_name, load_step), list[Message])
-
-    async def load_view(self, session_id: str) -> HistoryView:
-        """The session's compacted view, as one step (``<name>.history.load_view``): the
-        store's own ``load_view`` when it has one, else replayed from its log."""
-        _check_workflow(self.engine, "a durable history load")
-        store: Any = self.store
-
-        async def view_step() -> JSON:
-            read = getattr(store, "load_view", None)
-            view: HistoryView = (
-                await read(session_id)
-                if read is not None
-                else compacted_view(await store.load(session_id))
-            )
-            return {
-                "messages": unstructure(list(view.messages)),
-                "positions": list(view.positions),
-                "next_position": view.next_position,
-                "covered_call_ids": sorted(view.covered_call_ids),
-                "ignored_records": view.ignored_records,
-            }
-
-        data = await self.engine.step(self._view_name, view_step)
-        return HistoryView(
-            structure(data["messages"], list[Message]),
-            data["positions"],
-            data["next_position"],
-            frozenset(data["covered_call_ids"]),
-            data["ignored_records"],
-        )
 
     async def append(self, session_id: str, messages: Sequence[Message]) -> None:
         _check_workflow(self.engine, "a durable history append")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from operator import is_
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,7 +23,9 @@ import attrs
 from agentcore import (
     ChatContext,
     ChatResponse,
+    ChatResponseUpdate,
     CustomEvent,
+    ErrorContent,
     ExperimentalFeature,
     FunctionCallContent,
     FunctionResultContent,
@@ -52,11 +54,10 @@ from agentcore.compaction import (
     summary_note,
 )
 from agentcore.durable import step
-from agentcore.errors import ChatClientError, ContextLengthExceededError
+from agentcore.errors import ContextLengthExceededError, stream_error
 from agentcore.middleware import CallNext
 from agentcore.security import ContentLabel, IntegrityLabel
 from agentcore.tokens import estimate_tokens
-from agentcore_contrib.retry import restart_before_first_update
 
 __all__ = [
     "DEFAULT_SUMMARY_PROMPT",
@@ -330,15 +331,18 @@ class Compaction:
         result = context.result
         if context.stream and isinstance(result, ResponseStream):
 
-            async def restart(error: ChatClientError) -> Any:
+            async def restart(error: ContextLengthExceededError) -> _ChatStream:
                 if not await again(error):
                     raise error
-                return context.result if context.result is not None else ChatResponse()
+                retried_result = context.result
+                if isinstance(retried_result, ResponseStream):
+                    return retried_result  # pyright: ignore[reportUnknownVariableType]  # a chat stream
+                return ResponseStream.from_response(retried_result or ChatResponse())
 
-            relayed = restart_before_first_update(result, restart)  # pyright: ignore[reportUnknownArgumentType]  # a chat stream
-            context.result = relayed.with_result_hook(
-                lambda response: self._calibrate_from(response, state)
-            )
+            source = _RetryBeforeFirstUpdate(result, restart)  # pyright: ignore[reportUnknownArgumentType]  # a chat stream
+            context.result = ResponseStream(
+                source.updates(), finalizer=ChatResponse.from_updates, final=source.final
+            ).with_result_hook(lambda response: self._calibrate_from(response, state))
         else:
             self._calibrate(context, state)
 
@@ -565,6 +569,58 @@ class Compaction:
 
     async def _emit(self, context: ChatContext, data: dict[str, Any]) -> None:
         await context.run.emit(CustomEvent("compaction", data, source="compaction"))
+
+
+_ChatStream = ResponseStream[ChatResponseUpdate, ChatResponse[Any]]
+
+
+class _RetryBeforeFirstUpdate:
+    """Relays a model stream; when it fails with a context-length error before its
+    first update (nothing reached the caller), relays the stream ``restart`` gives."""
+
+    def __init__(
+        self,
+        stream: _ChatStream,
+        restart: Callable[[ContextLengthExceededError], Awaitable[_ChatStream]],
+    ) -> None:
+        self.stream = stream
+        self._restart = restart
+
+    async def updates(self) -> AsyncGenerator[ChatResponseUpdate, None]:
+        updates = self.stream.__aiter__()
+        try:
+            first = await anext(updates)
+            error = _overflow_in(first)
+            if error is not None:
+                raise error
+        except StopAsyncIteration:
+            return
+        except ContextLengthExceededError as error:
+            await updates.aclose()
+            self.stream = await self._restart(error)
+            updates = self.stream.__aiter__()
+            try:
+                first = await anext(updates)
+            except StopAsyncIteration:
+                return
+        try:
+            yield first
+            async for update in updates:
+                yield update
+        finally:
+            await updates.aclose()
+
+    async def final(self) -> ChatResponse[Any]:
+        return await self.stream.get_final_response()
+
+
+def _overflow_in(update: ChatResponseUpdate) -> ContextLengthExceededError | None:
+    """The context-length error an in-stream error event reports, if it is one."""
+    for content in update.contents:
+        if isinstance(content, ErrorContent):
+            error = stream_error(content.message, code=content.code)
+            return error if isinstance(error, ContextLengthExceededError) else None
+    return None
 
 
 def _find_clear(strategy: CompactionStrategy) -> ClearToolResults | None:
