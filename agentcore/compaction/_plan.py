@@ -130,7 +130,7 @@ def _first_kept(
     summarized = {a.first for a in plan.actions if isinstance(a, SummarizeGroups)}
     for group in groups:
         if group.index in summarized:
-            return attrs.evolve(group, kind="summary")
+            return group._replace(kind="summary")
         if group.index in removed or group.kind in ("system", "context"):
             continue
         return group

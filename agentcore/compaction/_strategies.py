@@ -216,38 +216,37 @@ class _Projected:
 def _project(
     groups: Sequence[MessageGroup], plan: Plan, summary_tokens: dict[int, int]
 ) -> _Projected:
-    actions = {(a.first if not isinstance(a, ClearResults) else a.group): a for a in plan.actions}
+    """What the tiers so far leave, renumbered: a summarized range is one ``summary``
+    group, a cleared step weighs what its placeholders do."""
+    if not plan.actions:
+        return _Projected(tuple(groups), tuple((g.index, g.index) for g in groups))
+    actions = {(a.group if isinstance(a, ClearResults) else a.first): a for a in plan.actions}
     out: list[MessageGroup] = []
     spans: list[tuple[int, int]] = []
     index = 0
-    while index < len(groups):
+    count = len(groups)
+    while index < count:
         group = groups[index]
         action = actions.get(index)
-        if isinstance(action, DropGroups):
+        if action is None:
+            out.append(group if group.index == len(out) else group._replace(index=len(out)))
+            spans.append((index, index))
+            index += 1
+        elif isinstance(action, DropGroups):
             index = action.last + 1
-            continue
-        if isinstance(action, SummarizeGroups):
-            out.append(
-                attrs.evolve(
-                    group,
-                    index=len(out),
-                    kind="summary",
-                    tokens=summary_tokens.get(action.first, 1_000),
-                    call_ids=(),
-                    protected=False,
-                    reason="",
-                    result_tokens=0,
-                )
-            )
+        elif isinstance(action, SummarizeGroups):
+            tokens = summary_tokens.get(action.first, 1_000)
+            summary = MessageGroup(len(out), group.start, group.end, "summary", tokens, group.turn)
+            out.append(summary)
             spans.append((action.first, action.last))
             index = action.last + 1
-            continue
-        if isinstance(action, ClearResults):
+        else:
             saved = group.result_tokens - CLEARED_RESULT_TOKENS * len(group.call_ids)
-            group = attrs.evolve(group, tokens=group.tokens - saved, result_tokens=0)
-        out.append(attrs.evolve(group, index=len(out)))
-        spans.append((index, index))
-        index += 1
+            out.append(
+                group._replace(index=len(out), tokens=group.tokens - saved, result_tokens=0)
+            )
+            spans.append((index, index))
+            index += 1
     return _Projected(tuple(out), tuple(spans))
 
 
@@ -288,7 +287,17 @@ class Tiered:
 
 
 def _weight(groups: Sequence[MessageGroup], plan: Plan, summary_tokens: dict[int, int]) -> int:
-    return sum(g.tokens for g in _project(groups, plan, summary_tokens).groups)
+    """What ``groups`` weigh once ``plan`` is applied (summaries as their tier counts them)."""
+    total = sum(g.tokens for g in groups)
+    for action in plan.actions:
+        if isinstance(action, ClearResults):
+            group = groups[action.group]
+            total -= group.result_tokens - CLEARED_RESULT_TOKENS * len(group.call_ids)
+            continue
+        total -= sum(g.tokens for g in groups[action.first : action.last + 1])
+        if isinstance(action, SummarizeGroups):
+            total += summary_tokens.get(action.first, 1_000)
+    return total
 
 
 def _merge(

@@ -276,7 +276,8 @@ async def test_a_drop_persisted_with_persist_all_is_replayed(stream: bool) -> No
 
     log = await store.load(session.session_id)
     records = [m.contents[0] for m in log if isinstance(m.contents[0], CompactionContent)]
-    assert records and all(r.summary is None for r in records)
+    assert records
+    assert all(r.summary is None for r in records)
     view = compacted_view(log)
     assert len(view.messages) < len(log) - len(records)
     assert check_request(list(view.messages)) == []
@@ -314,3 +315,64 @@ async def test_summarizer_refuses_a_tool_call_answer() -> None:
 
     with pytest.raises(SummarizerError, match="tool call"):
         await summarizer.summarize([Message("user", "hi")], run=RunContext())
+
+
+async def test_a_paused_run_stores_its_records_and_resumes_on_the_compacted_view(
+    stream: bool, store: Any
+) -> None:
+    @tool(approval_mode="always_require")
+    def refund(amount: int) -> str:
+        """Refund an amount."""
+        return f"refunded {amount}"
+
+    from agentcore import FunctionCallContent
+
+    answers = iter(
+        [
+            ChatResponse(
+                messages=[
+                    Message(
+                        "assistant",
+                        [
+                            FunctionCallContent(
+                                call_id="r1", name="refund", arguments='{"amount": 5}'
+                            )
+                        ],
+                    )
+                ]
+            ),
+            ChatResponse(messages=[Message("assistant", "refund done")]),
+        ]
+    )
+    requests: list[list[Message]] = []
+
+    def answer(messages: Sequence[Message], options: Mapping[str, Any]) -> ChatResponse[Any]:
+        requests.append(list(messages))
+        return next(answers)
+
+    summarizer = Summarizer(ScriptedChatClient(["twelve turns about search"]))
+    compaction = Compaction(context_window=WINDOW, summarizer=summarizer)
+    client = ValidatingChatClient(FunctionChatClient(answer), seed=_seeded())
+    agent = Agent(client, tools=[refund], middleware=[compaction], history=store)
+    session = agent.create_session()
+    await store.append(session.session_id, _seeded())
+
+    paused = await _run(agent, "refund 5 please", stream, session=session)
+
+    (request,) = [
+        c for m in paused.messages for c in m.contents if c.type == "function_approval_request"
+    ]
+    log = await store.load(session.session_id)
+    assert any(isinstance(m.contents[0], CompactionContent) for m in log)
+    view = await store.load_view(session.session_id)
+    assert is_summary(view.messages[1])
+
+    done = await _run(
+        agent, [Message("user", [request.create_response(True)])], stream, session=session
+    )
+
+    assert done.text == "refund done"
+    resumed_request = requests[-1]
+    assert is_summary(resumed_request[1])  # the resumed call saw the compacted view
+    assert check_request(resumed_request) == []
+    assert compaction.stats.summaries == 1
