@@ -49,7 +49,7 @@ class MessageGroup(NamedTuple):
     to build (about 3.8 µs against 0.8 µs; planning 1,000 messages has 2 ms).
     """
 
-    index: int
+    index: int  # type: ignore[assignment]  # pyright: ignore[reportIncompatibleMethodOverride, reportIncompatibleVariableOverride]  # the group's index, in place of tuple.index
     start: int
     end: int
     kind: GroupKind
@@ -159,14 +159,14 @@ def group_messages(
             reason = "keep_first"
         if end - start == 1:
             weight = tokens(messages[start])
-            results = 0
+            result_weight = 0
         else:
-            weight = results = 0
+            weight = result_weight = 0
             for message in messages[start:end]:
                 counted = tokens(message)
                 weight += counted
                 if message.role == "tool":
-                    results += counted
+                    result_weight += counted
         groups.append(
             MessageGroup(
                 position,
@@ -178,7 +178,7 @@ def group_messages(
                 call_ids,
                 bool(reason),
                 reason,
-                results if kind == "step" else 0,
+                result_weight if kind == "step" else 0,
             )
         )
     return tuple(groups)

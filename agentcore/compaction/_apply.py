@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from agentcore._sessions.ledger import TranscriptEdit
-from agentcore._types.contents import FunctionCallContent, FunctionResultContent
+from agentcore._types.contents import Content, FunctionCallContent, FunctionResultContent
 from agentcore._types.groups import SUMMARY_MARKER, MessageGroup
 from agentcore._types.messages import Message
 from agentcore.compaction._plan import ClearResults, DropGroups, Plan, SummarizeGroups
@@ -52,7 +52,7 @@ def _result_text(result: object) -> str:
 
 
 def _cleared(message: Message, tools: Mapping[str, str], placeholder: str) -> Message:
-    contents = []
+    contents: list[Content] = []
     for content in message.contents:
         if isinstance(content, FunctionResultContent):
             tool = tools.get(content.call_id, "the tool")

@@ -52,6 +52,9 @@ PlanAction: TypeAlias = DropGroups | SummarizeGroups | ClearResults
 """One action of a :class:`Plan`."""
 
 
+_ACTION_TYPES = (DropGroups, SummarizeGroups, ClearResults)
+
+
 def _span(action: PlanAction) -> tuple[int, int]:
     if isinstance(action, ClearResults):
         return action.group, action.group
@@ -75,7 +78,7 @@ class Plan:
         problems: list[str] = []
         previous = -1
         for number, action in enumerate(self.actions):
-            if not isinstance(action, (DropGroups, SummarizeGroups, ClearResults)):  # pyright: ignore[reportUnnecessaryIsInstance]  # a strategy may return anything
+            if type(action) not in _ACTION_TYPES:  # a strategy may return anything
                 problems.append(f"action {number} is {action!r}, not a plan action")
                 continue
             first, last = _span(action)

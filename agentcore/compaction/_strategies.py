@@ -242,9 +242,7 @@ def _project(
             index = action.last + 1
         else:
             saved = group.result_tokens - CLEARED_RESULT_TOKENS * len(group.call_ids)
-            out.append(
-                group._replace(index=len(out), tokens=group.tokens - saved, result_tokens=0)
-            )
+            out.append(group._replace(index=len(out), tokens=group.tokens - saved, result_tokens=0))
             spans.append((index, index))
             index += 1
     return _Projected(tuple(out), tuple(spans))

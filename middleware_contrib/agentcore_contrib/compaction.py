@@ -143,7 +143,7 @@ class Summarizer:
     ) -> None:
         if not callable(getattr(client, "get_response", None)):
             raise TypeError(f"Summarizer needs a chat client (get_response), got {client!r}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        if not _is_number(timeout) or timeout <= 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
         self.client = client
         self.prompt = prompt
@@ -192,8 +192,16 @@ class _RunState:
     skipped_emitted: bool = False
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _check_fraction(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not _is_number(value) or not isinstance(value, (int, float)):
         raise TypeError(f"Compaction({name}=...) must be a number between 0 and 1, got {value!r}")
     return float(value)
 
@@ -230,7 +238,7 @@ class Compaction:
         summary_label: ContentLabel = ContentLabel(IntegrityLabel.UNTRUSTED),  # noqa: B008  # a frozen value
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if isinstance(context_window, bool) or not isinstance(context_window, int):
+        if not _is_int(context_window):
             raise TypeError(f"context_window must be an int (tokens), got {context_window!r}")
         if context_window < 1_024:
             raise ValueError(f"context_window must be at least 1024 tokens, got {context_window}")
@@ -247,15 +255,13 @@ class Compaction:
         if persist not in ("summaries", "all", "none"):
             raise ValueError(f"persist must be 'summaries', 'all' or 'none', got {persist!r}")
         if reserve_output is not None and (
-            isinstance(reserve_output, bool)
-            or not isinstance(reserve_output, int)
-            or not 0 <= reserve_output < context_window
+            not _is_int(reserve_output) or not 0 <= reserve_output < context_window
         ):
             raise ValueError(
                 "reserve_output must be an int from 0 to context_window - 1, got "
                 f"{reserve_output!r}"
             )
-        if isinstance(keep_first, bool) or not isinstance(keep_first, int) or keep_first < 0:
+        if not _is_int(keep_first) or keep_first < 0:
             raise ValueError(f"keep_first must be an int >= 0, got {keep_first!r}")
         if summarizer is not None and not isinstance(summarizer, SupportsSummarize):
             raise TypeError(
@@ -351,9 +357,9 @@ class Compaction:
     def _state(self, run: RunContext) -> _RunState:
         cache = run.cache
         state = cache.get(_CACHE_KEY)
-        if state is None:
+        if not isinstance(state, _RunState):
             state = cache[_CACHE_KEY] = _RunState()
-        return state  # type: ignore[no-any-return]  # our own entry
+        return state
 
     def _estimate(self, state: _RunState, message: Message) -> int:
         entry = state.estimates.get(id(message))
@@ -529,13 +535,13 @@ class Compaction:
         drop: set[int] = set()
         ranges: list[tuple[int, int]] = []
         clear: set[int] = set()
-        for action in plan.actions:
-            if isinstance(action, ClearResults):
-                clear.add(action.group)
-            elif isinstance(action, DropGroups) or action in failed:
-                drop.update(range(action.first, action.last + 1))
+        for planned in plan.actions:
+            if isinstance(planned, ClearResults):
+                clear.add(planned.group)
+            elif isinstance(planned, DropGroups) or planned in failed:
+                drop.update(range(planned.first, planned.last + 1))
             else:
-                ranges.append((action.first, action.last))
+                ranges.append((planned.first, planned.last))
         return finish_plan(groups, drop, ranges, clear, over_limit=plan.over_limit), summaries
 
     async def _summarize(
