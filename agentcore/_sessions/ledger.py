@@ -27,6 +27,10 @@ Origin: TypeAlias = Literal["history", "context", "run", "edit"]
 (this run only, never stored), this run (its input or what it produced), or an edit."""
 
 
+_Entry: TypeAlias = tuple[Message, Origin, tuple[Message, ...]]
+"""A transcript message, its origin, and (for an edit) the original messages it stands for."""
+
+
 def _to_messages(value: Sequence[Message]) -> tuple[Message, ...]:
     return tuple(value)
 
@@ -64,7 +68,7 @@ class TranscriptLedger:
         self.next_position = next_position
         self._context: list[Message] = []
         # Built on first use: message id -> (message, origin, positions or roots).
-        self._by_id: dict[int, tuple[Message, Origin, tuple[Message, ...]]] | None = None
+        self._by_id: dict[int, _Entry] | None = None
         self.edits: list[TranscriptEdit] = []
 
     def add_context(self, messages: Sequence[Message]) -> None:
@@ -74,10 +78,12 @@ class TranscriptLedger:
             for message in messages:
                 self._by_id[id(message)] = (message, "context", ())
 
-    def _index(self) -> dict[int, tuple[Message, Origin, tuple[Message, ...]]]:
+    def _index(self) -> dict[int, _Entry]:
         by_id = self._by_id
         if by_id is None:
-            by_id = {id(m): (m, "history", ()) for m in self._history}
+            by_id = {}
+            for message in self._history:
+                by_id[id(message)] = (message, "history", ())
             for message in self._context:
                 by_id[id(message)] = (message, "context", ())
             self._by_id = by_id

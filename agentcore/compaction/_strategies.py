@@ -142,9 +142,9 @@ class ClearToolResults:
 
     def plan(self, groups: Sequence[MessageGroup], *, limit: int) -> Plan:
         steps = [g for g in groups if g.kind == "step"]
-        recent = (
-            {g.index for g in steps[len(steps) - self.keep_last :]} if self.keep_last else set()
-        )
+        recent: set[int] = set()
+        if self.keep_last:
+            recent.update(g.index for g in steps[len(steps) - self.keep_last :])
         total = projected_tokens(groups, finish_plan(groups, set()))
         clear: set[int] = set()
         for group in steps:

@@ -163,14 +163,14 @@ def check_edits(
             raise TypeError(f"edits[{number}] must be a TranscriptEdit, got {edit!r}")
         indices: list[int] = []
         for message in edit.covered:
-            index = where.get(id(message))
-            if index is None or transcript[index] is not message:
+            found = where.get(id(message))
+            if found is None or transcript[found] is not message:
                 raise ValueError(
                     f"edits[{number}] covers a message that is not in the current transcript "
                     f"({message.role}: {message.text[:40]!r}); cover messages of "
                     "context.messages as they are"
                 )
-            indices.append(index)
+            indices.append(found)
         if not indices:
             raise ValueError(f"edits[{number}] covers no message")
         summary = edit.summary

@@ -45,12 +45,24 @@ async def _run_with(middleware: Any, history: list[Message], stream: bool = Fals
     return await agent.run("next", session=session), store, session
 
 
+def _elsewhere(messages: list[Message]) -> TranscriptEdit:
+    return TranscriptEdit((Message("user", "elsewhere"),))
+
+
+def _half_step(messages: list[Message]) -> TranscriptEdit:
+    return TranscriptEdit((messages[2],))
+
+
+def _nothing(messages: list[Message]) -> TranscriptEdit:
+    return TranscriptEdit(())
+
+
 @pytest.mark.parametrize(
     ("edit_of", "message"),
     [
-        (lambda m: TranscriptEdit((Message("user", "elsewhere"),)), "not in the current"),
-        (lambda m: TranscriptEdit((m[2],)), "covers part of the step group"),
-        (lambda m: TranscriptEdit(()), "covers no message"),
+        (_elsewhere, "not in the current"),
+        (_half_step, "covers part of the step group"),
+        (_nothing, "covers no message"),
     ],
 )
 async def test_bad_edits_are_refused(edit_of: Any, message: str) -> None:

@@ -48,7 +48,7 @@ class Recorder:
         return ChatResponse(messages=[Message("assistant", "fine")], finish_reason="stop")
 
 
-async def _run(agent: Agent[Any], text: str, stream: bool, **kwargs: Any) -> Any:
+async def _run(agent: Any, text: str | list[Message], stream: bool, **kwargs: Any) -> Any:
     if stream:
         return await agent.run(text, stream=True, **kwargs)
     return await agent.run(text, **kwargs)

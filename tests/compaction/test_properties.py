@@ -43,6 +43,13 @@ from tests.strategies import conversations
 
 warnings.filterwarnings("ignore", category=ExperimentalWarning)
 
+
+def _tiered(keep: int, tokens: int) -> Tiered:
+    return Tiered(
+        ClearToolResults(keep_last=keep), Summarize(keep_last=keep, summary_tokens=tokens)
+    )
+
+
 compaction_strategies: st.SearchStrategy[CompactionStrategy] = st.one_of(
     st.builds(SlidingWindow, keep_last=st.integers(0, 6)),
     st.builds(DropOldest),
@@ -53,13 +60,7 @@ compaction_strategies: st.SearchStrategy[CompactionStrategy] = st.one_of(
         max_input_tokens=st.integers(1, 2_000),
         summary_tokens=st.integers(1, 80),
     ),
-    st.builds(
-        lambda keep, tokens: Tiered(
-            ClearToolResults(keep_last=keep), Summarize(keep_last=keep, summary_tokens=tokens)
-        ),
-        st.integers(0, 3),
-        st.integers(1, 80),
-    ),
+    st.builds(_tiered, st.integers(0, 3), st.integers(1, 80)),
 )
 
 
@@ -136,7 +137,10 @@ def test_runs_on_a_compacted_session_stay_valid_and_the_view_replays(
 ) -> None:
     async def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
-            stores = [InMemoryHistoryStore(), SqliteHistoryStore(Path(folder) / "h.db")]
+            stores: list[InMemoryHistoryStore | SqliteHistoryStore] = [
+                InMemoryHistoryStore(),
+                SqliteHistoryStore(Path(folder) / "h.db"),
+            ]
             for store in stores:
                 produced = [m for m in history if m.role == "assistant"]
                 client = ValidatingChatClient(FunctionChatClient(_answer), seed=produced)
