@@ -263,7 +263,7 @@ class Tiered:
                 )
         self.tiers: tuple[CompactionStrategy, ...] = tiers
         self.fallback: CompactionStrategy = DropOldest() if fallback is None else fallback
-        self.name = "tiered(" + ", ".join(t.name for t in (*tiers, self.fallback)) + ")"
+        self.name: str = "tiered(" + ", ".join(t.name for t in (*tiers, self.fallback)) + ")"
 
     def __repr__(self) -> str:
         return f"Tiered({', '.join(map(repr, self.tiers))}, fallback={self.fallback!r})"

@@ -49,7 +49,7 @@ class RequestValidationError(AssertionError):
     """
 
     def __init__(self, problems: Sequence[str], request_index: int) -> None:
-        self.problems = tuple(problems)
+        self.problems: tuple[str, ...] = tuple(problems)
         self.request_index = request_index
         listed = "\n".join(f"- {problem}" for problem in problems)
         super().__init__(f"request {request_index} would be refused by the provider:\n{listed}")

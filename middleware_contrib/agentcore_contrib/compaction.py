@@ -69,7 +69,7 @@ __all__ = [
     "render_transcript",
 ]
 
-logger = logging.getLogger("agentcore_contrib.compaction")
+_logger = logging.getLogger("agentcore_contrib.compaction")
 
 DEFAULT_SUMMARY_PROMPT = """\
 You compress the earlier part of a conversation between a user and an AI assistant \
@@ -150,7 +150,7 @@ class Summarizer:
         self.options: dict[str, Any] = dict(options or {})
         self.max_summary_tokens = max_summary_tokens
         self.max_result_chars = max_result_chars
-        self.timeout = float(timeout)
+        self.timeout: float = float(timeout)
 
     async def summarize(self, messages: Sequence[Message], *, run: RunContext) -> str:
         request = [
@@ -288,7 +288,7 @@ class Compaction:
         self.persist: Persist = persist
         self.retry_on_overflow = retry_on_overflow
         self.summary_label = summary_label
-        self.stats = CompactionStats()
+        self.stats: CompactionStats = CompactionStats()
         self._clock = clock
         self._failures_in_row = 0
         self._cool_until = 0.0
@@ -450,7 +450,7 @@ class Compaction:
             plan = Plan()
         if problems:
             self.stats.invalid_plans += 1
-            logger.error(
+            _logger.error(
                 "compaction strategy %s made an invalid plan; the request is sent uncompacted: %s",
                 self.strategy.name,
                 "; ".join(problems),
@@ -562,11 +562,11 @@ class Compaction:
         self._failures_in_row += 1
         report["summarizer"] = "failed"
         report["error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-        logger.warning("compaction summarizer failed, dropping instead: %s", report["error"])
+        _logger.warning("compaction summarizer failed, dropping instead: %s", report["error"])
         if self._failures_in_row >= _FAILURES_BEFORE_COOL_DOWN:
             self._failures_in_row = 0
             self._cool_until = self._clock() + _COOL_DOWN_SECONDS
-            logger.error(
+            _logger.error(
                 "compaction summarizer failed %d times in a row; summarizing pauses for "
                 "%d seconds (ranges are dropped meanwhile)",
                 _FAILURES_BEFORE_COOL_DOWN,
