@@ -173,13 +173,21 @@ def compacted_view(log: Sequence[Message]) -> HistoryView:
 
     Pure: the same log gives the same view. A log without records is its own view.
     """
+    # One pass without a call per message: a 1,000-message log has 40 µs for this.
+    found = [
+        position
+        for position, message in enumerate(log)
+        if message.role == "user"
+        and len(message.contents) == 1
+        and type(message.contents[0]) is CompactionContent
+    ]
+    if not found:
+        return HistoryView(log, range(len(log)), len(log))
     records: list[tuple[int, CompactionContent]] = []
-    for position, message in enumerate(log):
-        record = record_of(message)
+    for position in found:
+        record = record_of(log[position])
         if record is not None:
             records.append((position, record))
-    if not records:
-        return HistoryView(log, range(len(log)), len(log))
     record_positions = {position for position, _ in records}
     messages = [(p, m) for p, m in enumerate(log) if p not in record_positions]
     return view_from_parts(messages, records, len(log))

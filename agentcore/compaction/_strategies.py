@@ -271,22 +271,26 @@ class Tiered:
     def plan(self, groups: Sequence[MessageGroup], *, limit: int) -> Plan:
         plan = finish_plan(groups, set())
         summary_tokens: dict[int, int] = {}
+        total = sum(g.tokens for g in groups)
         for tier in self.tiers:
-            if _weight(groups, plan, summary_tokens) <= limit:
+            if _weight(groups, plan, summary_tokens, total) <= limit:
                 break
             projected = _project(groups, plan, summary_tokens)
             step = tier.plan(projected.groups, limit=limit)
             plan = _merge(groups, plan, step, projected, summary_tokens, tier)
-        if _weight(groups, plan, summary_tokens) > limit:
+        if _weight(groups, plan, summary_tokens, total) > limit:
             projected = _project(groups, plan, summary_tokens)
             step = self.fallback.plan(projected.groups, limit=limit)
             plan = _merge(groups, plan, step, projected, summary_tokens, self.fallback)
-        return attrs.evolve(plan, over_limit=_weight(groups, plan, summary_tokens) > limit)
+        over = _weight(groups, plan, summary_tokens, total) > limit
+        return attrs.evolve(plan, over_limit=over)
 
 
-def _weight(groups: Sequence[MessageGroup], plan: Plan, summary_tokens: dict[int, int]) -> int:
-    """What ``groups`` weigh once ``plan`` is applied (summaries as their tier counts them)."""
-    total = sum(g.tokens for g in groups)
+def _weight(
+    groups: Sequence[MessageGroup], plan: Plan, summary_tokens: dict[int, int], total: int
+) -> int:
+    """What ``groups`` (weighing ``total``) weigh once ``plan`` is applied (summaries as
+    their tier counts them)."""
     for action in plan.actions:
         if isinstance(action, ClearResults):
             group = groups[action.group]

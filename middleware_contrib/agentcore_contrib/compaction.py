@@ -309,7 +309,7 @@ class Compaction:
             await call_next()
             return
         await self._compact(context, state, forced=False)
-        sent = list(context.messages)
+        sent = context.messages
         if not self.retry_on_overflow:
             await call_next()
             self._calibrate(context, state)
@@ -373,14 +373,14 @@ class Compaction:
         """The estimate of ``messages``; the common case (the transcript grew at its end
         since the last call) only estimates the new messages."""
         counted = state.counted
-        if len(counted) <= len(messages) and all(map(is_, counted, messages)):
+        done = len(counted)
+        if done and done <= len(messages) and all(map(is_, counted, messages)):
             total = state.total
-            for message in messages[len(counted) :]:
-                total += self._estimate(state, message)
+            if len(messages) > done:
+                total += estimate_tokens(messages[done:])
         else:
-            total = 0
-            for message in messages:
-                total += self._estimate(state, message)
+            # One call over the whole list: the estimate is additive over messages.
+            total = estimate_tokens(messages)
         state.counted = list(messages)
         state.total = total
         return total
