@@ -17,6 +17,7 @@ from agentcore.testing._requests import (
     Dialect,
     RequestValidationError,
     ValidatingChatClient,
+    check_history_store,
     check_request,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "ScriptExhaustedError",
     "ScriptedChatClient",
     "ValidatingChatClient",
+    "check_history_store",
     "check_request",
     "chunk_response",
 ]

@@ -20,7 +20,13 @@ from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 from agentcore.adapters import GetResponseResult, get_response_method
 from agentcore.testing._doubles import ChatRequest
 
-__all__ = ["Dialect", "RequestValidationError", "ValidatingChatClient", "check_request"]
+__all__ = [
+    "Dialect",
+    "RequestValidationError",
+    "ValidatingChatClient",
+    "check_history_store",
+    "check_request",
+]
 
 Dialect: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "all"]
 """The provider rules :func:`check_request` applies; ``"all"`` is their union."""
@@ -304,3 +310,28 @@ class ValidatingChatClient:
         response: ChatResponse[Any] = await self.inner.get_response(messages, options=options)
         self._remember(response)
         return response
+
+
+async def check_history_store(store: Any, session_id: str) -> None:
+    """Assert that ``store`` reads a session's view as the kernel replays it.
+
+    For a store with ``load_view`` (the
+    :class:`~agentcore.protocols.SupportsHistoryView` capability):
+    ``load_view(session_id)`` must equal ``compacted_view(load(session_id))``; an
+    ``AssertionError`` says how they differ. A store without ``load_view`` passes: the
+    kernel replays its ``load()``.
+    """
+    from agentcore._sessions.view import compacted_view
+
+    read_view = getattr(store, "load_view", None)
+    if read_view is None:
+        return
+    expected = compacted_view(await store.load(session_id))
+    got = await read_view(session_id)
+    if got != expected:
+        raise AssertionError(
+            f"{type(store).__name__}.load_view({session_id!r}) differs from the replay of "
+            f"load(): positions {got.positions} against {expected.positions}, next position "
+            f"{got.next_position} against {expected.next_position}, ignored records "
+            f"{got.ignored_records} against {expected.ignored_records}"
+        )

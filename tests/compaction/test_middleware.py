@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from agentcore_contrib.compaction import Compaction, Summarizer
 
@@ -13,6 +14,7 @@ from agentcore import (
     Agent,
     ChatResponse,
     CompactionContent,
+    FunctionCallContent,
     InMemoryHistoryStore,
     Message,
     RunContext,
@@ -126,15 +128,28 @@ async def test_under_the_trigger_nothing_changes(stream: bool) -> None:
     assert compaction.stats.triggers == 0
 
 
+async def _slow(messages: Sequence[Message], options: Mapping[str, Any]) -> str:
+    await anyio.sleep(5)
+    return "too late"
+
+
+_TOOL_CALL = ChatResponse[Any](
+    messages=[Message("assistant", [FunctionCallContent(call_id="s", name="search")])]
+)
+
+
 @pytest.mark.parametrize(
     "failure",
-    [RuntimeError("model down"), "", "x" * 40_000],
-    ids=["raises", "empty", "not-shorter"],
+    [RuntimeError("model down"), "", "x" * 40_000, _TOOL_CALL, "slow"],
+    ids=["raises", "empty", "not-shorter", "tool-call", "timeout"],
 )
 async def test_a_failing_summarizer_falls_back_to_dropping(stream: bool, failure: object) -> None:
     model = Recorder()
-    summarizer_client = ScriptedChatClient([failure])  # type: ignore[list-item]
-    compaction = Compaction(context_window=WINDOW, summarizer=Summarizer(summarizer_client))
+    summarizer_client: Any = (
+        FunctionChatClient(_slow) if failure == "slow" else ScriptedChatClient([failure])  # type: ignore[list-item]
+    )
+    summarizer = Summarizer(summarizer_client, timeout=0.05)
+    compaction = Compaction(context_window=WINDOW, summarizer=summarizer)
     store = InMemoryHistoryStore()
     agent = Agent(
         ValidatingChatClient(FunctionChatClient(model), seed=_seeded()),
@@ -153,6 +168,10 @@ async def test_a_failing_summarizer_falls_back_to_dropping(stream: bool, failure
     assert compaction.stats.fallbacks == 1
     (event,) = [e for e in response.events if e.name == "compaction"]
     assert event.data["summarizer"] == "failed"
+    if failure == "slow":
+        assert event.data["error"].startswith("TimeoutError")
+    if failure is _TOOL_CALL:
+        assert "tool call" in event.data["error"]
     # a drop is not persisted by default: the log holds the turn and no record
     log = await store.load(session.session_id)
     assert len(log) == len(_seeded()) + 2

@@ -10,6 +10,7 @@ import pytest
 from agentcore import CompactionContent, InMemoryHistoryStore, Message, SqliteHistoryStore
 from agentcore.compaction import HistoryView, compacted_view, is_summary
 from agentcore.serialization import to_json
+from agentcore.testing import check_history_store
 from tests.compaction._conversations import conversation
 
 pytestmark = pytest.mark.anyio
@@ -144,3 +145,21 @@ async def test_an_empty_session_has_an_empty_view(tmp_path: Path) -> None:
     assert await store.load_view("none") == HistoryView()
     assert await InMemoryHistoryStore().load_view("none") == HistoryView()
     store.close()
+
+
+class _WrongView(InMemoryHistoryStore):
+    async def load_view(self, session_id: str) -> HistoryView:
+        return compacted_view((await self.load(session_id))[1:])
+
+
+async def test_check_history_store_compares_load_view_with_the_replay(tmp_path: Path) -> None:
+    sqlite = SqliteHistoryStore(tmp_path / "c.db")
+    for store in (InMemoryHistoryStore(), sqlite):
+        await store.append("s", [*conversation(2), _record(1, 7, 13, "brief")])
+        await check_history_store(store, "s")
+    sqlite.close()
+    wrong = _WrongView()
+    await wrong.append("s", conversation(1))
+
+    with pytest.raises(AssertionError, match="load_view\\('s'\\) differs from the replay"):
+        await check_history_store(wrong, "s")
