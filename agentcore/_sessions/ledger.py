@@ -9,7 +9,7 @@ records naming the log positions it covers, appended with the run's turn.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
 import attrs
 
@@ -18,7 +18,6 @@ from agentcore._repr import fields_repr
 from agentcore._types.contents import CompactionContent, FunctionCallContent, FunctionResultContent
 from agentcore._types.groups import SUMMARY_MARKER
 from agentcore._types.messages import Message
-from agentcore.security import ContentLabel
 
 __all__ = ["Origin", "TranscriptEdit", "TranscriptLedger"]
 
@@ -179,13 +178,14 @@ class TranscriptLedger:
         return out
 
 
-def _label_of(summary: Message | None) -> ContentLabel | None:
+def _label_of(summary: Message | None) -> object:
+    """The label a summary note carries in its marker (a ``ContentLabel``), or ``None``."""
     if summary is None or summary.additional_properties is None:
         return None
     marker = summary.additional_properties.get(SUMMARY_MARKER)
     if isinstance(marker, Mapping):
-        label = marker.get("label")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]  # a marker is a plain dict
-        if isinstance(label, ContentLabel):
+        label: object = cast("Mapping[str, object]", marker).get("label")
+        if hasattr(label, "integrity") and hasattr(label, "confidentiality"):
             return label
     return None
 

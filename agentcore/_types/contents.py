@@ -18,7 +18,6 @@ from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
 from agentcore._types.json_arguments import STRICT_DECODER, NotJsonNumber
 from agentcore._types.usage import Usage
-from agentcore.security import ContentLabel
 
 __all__ = [
     "Annotation",
@@ -391,6 +390,26 @@ def _to_call_ids(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _to_label(value: object) -> tuple[str, ...] | None:
+    """A :class:`~agentcore.ContentLabel` (or its two values) as ``(integrity,
+    confidentiality)``: read by attribute, so this module need not load the labels."""
+    if value is None:
+        return None
+    if isinstance(value, tuple) and len(value) == 2:  # pyright: ignore[reportUnknownArgumentType]  # checked item by item below
+        integrity, confidentiality = cast("tuple[object, object]", value)
+    else:
+        integrity = getattr(value, "integrity", None)
+        confidentiality = getattr(value, "confidentiality", None)
+    integrity = getattr(integrity, "value", integrity)
+    confidentiality = getattr(confidentiality, "value", confidentiality)
+    if not isinstance(integrity, str) or not isinstance(confidentiality, str):
+        raise TypeError(
+            f"CompactionContent.label takes a ContentLabel or (integrity, confidentiality), "
+            f"got {value!r}"
+        )
+    return (integrity, confidentiality)
+
+
 @attrs.frozen
 class CompactionContent:
     """A compaction record: the log positions ``[start, end)`` a summary replaces.
@@ -401,7 +420,9 @@ class CompactionContent:
     :func:`agentcore.compaction.compacted_view` replays the records into what the model
     sees. ``at`` is the log position the record was written for (a record found
     anywhere else is ignored); ``summary`` is ``None`` when the range was dropped;
-    ``call_ids`` are the function calls whose call or result lies in the range.
+    ``call_ids`` are the function calls whose call or result lies in the range;
+    ``label`` is the summary's security label as ``(integrity, confidentiality)`` (a
+    :class:`~agentcore.ContentLabel` given here is stored so).
     A caller's input may not hold one.
     """
 
@@ -414,7 +435,7 @@ class CompactionContent:
     at: int
     summary: str | None = None
     call_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_call_ids)
-    label: ContentLabel | None = None
+    label: tuple[str, ...] | None = attrs.field(default=None, converter=_to_label)
     strategy: str = ""
     run_id: str | None = None
     model: str | None = None

@@ -138,7 +138,8 @@ def _check_produced(
 ) -> None:
     """C2: an assistant message with reasoning or hosted tool contents is sent back
     exactly as the model produced it."""
-    known = {tuple(contents) for contents in produced}
+    # A list, not a set: contents may hold dicts (tool arguments), which do not hash.
+    known = [tuple(contents) for contents in produced]
     for index, message in enumerate(messages):
         if message.role != "assistant":
             continue
@@ -273,14 +274,17 @@ class ValidatingChatClient:
         self.dialect: Dialect = dialect
         self.agent = agent
         self.requests: list[ChatRequest] = []
-        self._produced: set[tuple[Content, ...]] = {
+        # A list, not a set: contents may hold dicts (tool arguments), which do not hash.
+        self._produced: list[tuple[Content, ...]] = [
             tuple(m.contents) for m in seed if m.role == "assistant"
-        }
+        ]
 
     def _remember(self, response: ChatResponse[Any]) -> None:
         for message in response.messages:
-            if message.role == "assistant":
-                self._produced.add(tuple(message.contents))
+            if message.role == "assistant" and any(
+                c.type in _PRODUCED_ONLY for c in message.contents
+            ):
+                self._produced.append(tuple(message.contents))
 
     @get_response_method
     def get_response(
