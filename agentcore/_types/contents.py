@@ -395,8 +395,11 @@ def _to_label(value: object) -> tuple[str, ...] | None:
     confidentiality)``: read by attribute, so this module need not load the labels."""
     if value is None:
         return None
-    if isinstance(value, tuple) and len(value) == 2:  # pyright: ignore[reportUnknownArgumentType]  # checked item by item below
-        integrity, confidentiality = cast("tuple[object, object]", value)
+    integrity: object
+    confidentiality: object
+    if isinstance(value, tuple):
+        pair = cast("tuple[object, ...]", value)
+        integrity, confidentiality = pair if len(pair) == 2 else (None, None)
     else:
         integrity = getattr(value, "integrity", None)
         confidentiality = getattr(value, "confidentiality", None)
