@@ -8,7 +8,7 @@ PY := $(BIN)/python
 # Examples run offline in checks, whatever keys the shell has.
 OFFLINE := env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY
 
-.PHONY: demo check lint typecheck verifytypes test docs examples bench bench-quick clean
+.PHONY: demo check system-deps lint typecheck verifytypes test docs examples bench bench-quick clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,23 @@ $(VENV)/.dev-installed: $(BIN)/activate pyproject.toml
 demo: $(VENV)/.demo-installed
 	$(PY) examples/quickstart.py
 
-check: lint typecheck test docs examples bench-quick
+check: system-deps lint typecheck test docs examples bench-quick
+
+# System programs some tests need that the package index does not provide (Graphviz's
+# `dot` for the workflow pictures). Installed with apt when `make` runs as root on Debian;
+# elsewhere those tests skip with the reason, and CI (AGENTCORE_REQUIRE_EXTERNAL=1) fails
+# on such a skip.
+SYSTEM_PACKAGES := dot:graphviz
+
+system-deps:
+	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
+		command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "system packages present"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else echo "missing system packages:$$missing (not root on Debian: the tests that need them skip)"; fi
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .

@@ -15,7 +15,7 @@ from agentcore._agent.tool_providers import AgentTool, ToolProvider
 from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import ToolLoop
 from agentcore._run_context import RunContext, RunLocals
-from agentcore._sessions.history import InMemoryHistoryStore, SqliteHistoryStore
+from agentcore._sessions.history import InMemoryHistoryStore, SessionInfo, SqliteHistoryStore
 from agentcore._sessions.session import AgentSession, PausedRun
 from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream, StreamConsumedError
@@ -68,6 +68,7 @@ from agentcore.protocols import (
     SupportsGetEmbeddings,
     SupportsGetResponse,
     SupportsImageGenerationTool,
+    SupportsListSessions,
     SupportsMCPTool,
     SupportsShellTool,
     SupportsWebSearchTool,
@@ -168,6 +169,7 @@ __all__ = [
     "Role",
     "RunContext",
     "RunLocals",
+    "SessionInfo",
     "ShellTool",
     "SqliteHistoryStore",
     "StreamConsumedError",
@@ -179,6 +181,7 @@ __all__ = [
     "SupportsGetEmbeddings",
     "SupportsGetResponse",
     "SupportsImageGenerationTool",
+    "SupportsListSessions",
     "SupportsMCPTool",
     "SupportsShellTool",
     "SupportsToolCall",

@@ -44,6 +44,11 @@ adapters' defaults for how long to wait for the next bytes of an answer and how 
 one streamed event may grow (see :class:`agentcore.sse.SseDecoder`).
 :func:`response_update` turns a whole response into the one update a stream yields
 when a service answers a streamed request with a plain JSON body.
+
+:func:`tool_result_contents` gives the text and media a tool returned as an API can
+send them: what the API cannot take (an MCP resource link such as ``demo://...``, a
+gzip file) becomes text saying what it was (:func:`describe_media`), so a result that
+came back from a tool that already ran never fails the next request.
 """
 
 from __future__ import annotations
@@ -53,7 +58,14 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar, cast, final, overload
 
 from agentcore._streams.stream import ResponseStream
-from agentcore._types.contents import Content, UsageContent
+from agentcore._types.contents import (
+    Content,
+    DataContent,
+    FunctionResultContent,
+    TextContent,
+    UriContent,
+    UsageContent,
+)
 from agentcore._types.messages import Message
 from agentcore._types.responses import ChatResponse, ChatResponseUpdate
 
@@ -64,11 +76,13 @@ __all__ = [
     "GetResponseImpl",
     "GetResponseResult",
     "OwnedClient",
+    "describe_media",
     "get_response_method",
     "option_keys",
     "own_client",
     "refuse_sync_client",
     "response_update",
+    "tool_result_contents",
     "warn_unknown_options",
 ]
 
@@ -296,4 +310,84 @@ def response_update(response: ChatResponse[Any]) -> ChatResponseUpdate:
         finish_reason=response.finish_reason,
         created_at=response.created_at,
         additional_properties=response.additional_properties,
+    )
+
+
+_FETCHABLE = ("http://", "https://", "data:")
+"""URI schemes a model service can open; any other (``file:``, ``demo:``, an MCP
+server's own) names something only the tool's side can reach."""
+
+_TEXT_TYPES = ("application/json", "application/xml", "application/yaml", "application/x-yaml")
+
+
+def _text_like(media_type: str) -> bool:
+    base = media_type.split(";", 1)[0].strip().lower()
+    return base.startswith("text/") or base in _TEXT_TYPES or base.endswith(("+json", "+xml"))
+
+
+def describe_media(content: DataContent | UriContent) -> TextContent:
+    """Text the model can read in place of ``content``, for an API that cannot send it.
+
+    A link gives its name, media type and URI (the model can pass the URI to a tool
+    that reads it, such as an MCP server's resource reader); data gives its name,
+    media type and size, followed by the text itself when it is text in UTF-8.
+    """
+    name = f" {content.name!r}" if content.name else ""
+    if isinstance(content, UriContent):
+        kind = f" ({content.media_type})" if content.media_type else ""
+        return TextContent(
+            f"[Link{name}{kind}: {content.uri}; not opened, as this model API cannot take it]"
+        )
+    size = f"{len(content.data):,} bytes"
+    if _text_like(content.media_type):
+        try:
+            text = content.data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return TextContent(f"[File{name} ({content.media_type}, {size}):]\n{text}")
+    return TextContent(
+        f"[File{name} ({content.media_type}, {size}); not shown, as this model API cannot "
+        "take that media type]"
+    )
+
+
+def tool_result_contents(
+    result: FunctionResultContent, carries: Callable[[DataContent | UriContent], bool]
+) -> tuple[TextContent | DataContent | UriContent, ...] | None:
+    """The text and media a tool returned, as the API can send them; ``None`` when the
+    tool returned something else (a string, a JSON value, nothing).
+
+    The tool has already run, so what the API cannot take must not fail the request:
+    each item ``carries`` refuses (the adapter's rule for what its API takes in a tool
+    result), and every link with a scheme no service can open (anything but ``http``,
+    ``https`` and ``data``), becomes the text :func:`describe_media` gives. The
+    adapter then sends the items as it would any text and media::
+
+        def _carries(item: DataContent | UriContent) -> bool:
+            return (item.media_type or "").startswith("image/")
+
+        contents = tool_result_contents(result, _carries)
+        if contents is not None:
+            parts = [to_part(item) for item in contents]  # nothing here can raise
+    """
+    value: object = result.result
+    if isinstance(value, (DataContent, UriContent)):
+        items: tuple[object, ...] = (value,)
+    elif isinstance(value, (tuple, list)) and value:
+        items = tuple(cast("Sequence[object]", value))
+    else:
+        return None
+    if not all(isinstance(item, (TextContent, DataContent, UriContent)) for item in items):
+        return None
+    checked = cast("tuple[TextContent | DataContent | UriContent, ...]", items)
+    return tuple(
+        item
+        if isinstance(item, TextContent)
+        or (
+            (not isinstance(item, UriContent) or item.uri.lower().startswith(_FETCHABLE))
+            and carries(item)
+        )
+        else describe_media(item)
+        for item in checked
     )

@@ -22,7 +22,7 @@ Durable runs need asyncio: every supported engine's async API is asyncio only.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, cast, overload
 
 from agentcore._agent.agent import _NO_DEPS, Agent  # _NO_DEPS: run(deps=...) not given
@@ -31,6 +31,7 @@ from agentcore._loop.tool_calls import result_value
 from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
 from agentcore._run_context import RunContext
 from agentcore._seams import AgentInput
+from agentcore._sessions.history import store_key
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import (
@@ -84,8 +85,10 @@ DepsT = TypeVar("DepsT")
 
 class DurableExecutionError(RunAbortedError):
     """A durable run cannot go on: started outside the engine's workflow context, on
-    an event loop the engines do not support, or replaying a history that does not
-    match the code. It ends the run; it never becomes a tool result."""
+    an event loop the engines do not support, replaying a history that does not
+    match the code, or stopped by an error of the engine's own while it took or
+    replayed a step (that error is the ``__cause__``). It ends the run; it never
+    becomes a tool result."""
 
 
 class ToolStepError(Exception):
@@ -103,6 +106,38 @@ def _check_workflow(engine: DurableEngine, what: str) -> None:
             f"(for DBOS, inside a @DBOS.workflow function), not at top level or inside a step. "
             f"A durable agent never falls back to running without durability."
         )
+
+
+async def _step(
+    engine: DurableEngine,
+    name: str,
+    body: Callable[[], Awaitable[JSON]],
+    policy: StepPolicy | None = None,
+    slot: StepSlot | None = None,
+) -> JSON:
+    """Run ``body`` as the step ``name`` (at ``slot`` when one was drawn).
+
+    An exception of the engine's own (``engine.errors``), raised while the engine
+    takes or replays the step, becomes :class:`DurableExecutionError`: a
+    :class:`~agentcore.errors.RunAbortedError`, which ends the run through the tool
+    loop, middleware and agents used as tools, whatever assembled the durable pieces,
+    instead of reaching the model as a failed call. The engine's exception is its
+    cause. Engine exceptions that are not ``Exception`` (DBOS's cancellation) already
+    pass everything and stay as they are, for the engine to see.
+    """
+    try:
+        if slot is not None:
+            return await slot.step(name, body, policy=policy)
+        return await engine.step(name, body, policy=policy)
+    except Exception as exc:
+        if not isinstance(exc, tuple(engine.errors)) or isinstance(exc, DurableExecutionError):
+            raise
+        raise DurableExecutionError(
+            f"the {engine.name} engine stopped this durable run at step {name!r}: "
+            f"{type(exc).__name__}: {exc}. The run ends: an engine failure is never "
+            f"reported to the model as a failed call. If steps were renamed or reordered "
+            f"while runs were in flight, finish those runs with the code that started them."
+        ) from exc
 
 
 def require_asyncio() -> None:
@@ -126,7 +161,9 @@ class DurableChatClient:
 
     The response is recorded as JSON; a replay reads it back and the model is not
     called again. A streaming call is consumed inside the step and replayed as a
-    stream of the recorded response (live token deltas are not durable).
+    stream of the recorded response (live token deltas are not durable). An error
+    of the engine's own (``engine.errors``) raises :class:`DurableExecutionError`,
+    which ends the run even where the client is used without :func:`durable_agent`.
     """
 
     def __init__(
@@ -191,7 +228,7 @@ class DurableChatClient:
                 response = await client.get_response(messages, options=options)
             return to_dict(response)
 
-        data = await self.engine.step(self.step_name, model_step, policy=self.policy)
+        data = await _step(self.engine, self.step_name, model_step, self.policy)
         return from_dict(data, ChatResponse)
 
 
@@ -256,10 +293,7 @@ class _DurableTool(FunctionTool[..., Any]):
 
         durable = context.run.durable
         slot = durable.take_slot(context.call_id) if durable is not None else None
-        if slot is not None:
-            record = await slot.step(self._step_name, tool_step, policy=self._policy)
-        else:
-            record = await engine.step(self._step_name, tool_step, policy=self._policy)
+        record = await _step(engine, self._step_name, tool_step, self._policy, slot)
         return _replay_tool(record, self.name)
 
 
@@ -276,7 +310,10 @@ def durable_tool(
     that it failed, timed out, was refused or asked the user something) is recorded
     as JSON and read back on replay, so a finished call never runs again. A call in
     flight when the process died runs again after recovery: give tools with side
-    effects an idempotency key (``ToolContext.idempotency_key``).
+    effects an idempotency key (``ToolContext.idempotency_key``). An error of the
+    engine's own (``engine.errors``: a replay that meets another step, for one) is
+    no tool failure: it raises :class:`DurableExecutionError` and ends the run, also
+    in an agent assembled by hand rather than by :func:`durable_agent`.
     """
     if isinstance(tool, _DurableTool):
         return tool
@@ -319,6 +356,12 @@ class DurableHistoryStore:
         self._load_name = f"{name}.history.load"
         self._append_name = f"{name}.history.append"
 
+    @property
+    def store_key(self) -> Hashable:
+        """The wrapped store's key: a durable agent and a plain one (or two durable
+        agents) on the same store share its sessions."""
+        return store_key(self.store)
+
     async def load(self, session_id: str) -> list[Message]:
         _check_workflow(self.engine, "a durable history load")
         store = self.store
@@ -326,7 +369,7 @@ class DurableHistoryStore:
         async def load_step() -> JSON:
             return unstructure(list(await store.load(session_id)))
 
-        return structure(await self.engine.step(self._load_name, load_step), list[Message])
+        return structure(await _step(self.engine, self._load_name, load_step), list[Message])
 
     async def append(self, session_id: str, messages: Sequence[Message]) -> None:
         _check_workflow(self.engine, "a durable history append")
@@ -336,7 +379,7 @@ class DurableHistoryStore:
             await store.append(session_id, messages)
             return None
 
-        await self.engine.step(self._append_name, append_step)
+        await _step(self.engine, self._append_name, append_step)
 
 
 class _DurableAgent(Agent):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from typing_extensions import TypeVar
 
 from agentcore._seams import AgentInput, SupportsAgentRun, SupportsGetResponse
+from agentcore._sessions.history import SessionInfo
 from agentcore._types.messages import Message
 from agentcore._types.options import ToolDeclaration
 from agentcore.middleware._shapes import (
@@ -51,6 +52,7 @@ __all__ = [
     "SupportsGetResponse",
     "SupportsHistoryView",
     "SupportsImageGenerationTool",
+    "SupportsListSessions",
     "SupportsMCPTool",
     "SupportsShellTool",
     "SupportsWebSearchTool",
@@ -139,6 +141,11 @@ class HistoryStore(Protocol):
 
     ``append`` receives every message of one completed run (its input and what
     it produced) and must store all of them or none.
+
+    A store may also have a ``store_key`` attribute: a hashable value naming where it
+    keeps histories (``SqliteHistoryStore``: the resolved file). An agent accepts a
+    session whose history went to another store object only when both have equal
+    keys; a store without one is the same store only as itself.
     """
 
     async def load(self, session_id: str) -> list[Message]: ...
@@ -155,6 +162,16 @@ class SupportsHistoryView(Protocol):
     """
 
     async def load_view(self, session_id: str) -> HistoryView: ...
+
+
+@runtime_checkable
+class SupportsListSessions(Protocol):
+    """A history store that can list the sessions it holds (what a UI shows to choose a
+    conversation from): ``limit`` sessions after skipping ``offset``, in the store's own
+    stable order (the in-memory and SQLite stores: the one appended to last first).
+    ``ValueError`` when ``limit`` is below 1 or ``offset`` below 0."""
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> Sequence[SessionInfo]: ...
 
 
 @runtime_checkable

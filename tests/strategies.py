@@ -124,7 +124,7 @@ data_contents = st.builds(
     media_type=st.sampled_from(["image/png", "application/pdf", "audio/wav"]),
     name=optional_texts,
 )
-uri_contents = st.builds(UriContent, uri=texts, media_type=optional_texts)
+uri_contents = st.builds(UriContent, uri=texts, media_type=optional_texts, name=optional_texts)
 function_calls = st.builds(
     FunctionCallContent,
     call_id=ids,

@@ -1,5 +1,5 @@
-"""``agentcore.adapters``: the client bookkeeping every adapter shares, and a whole
-response as one update."""
+"""``agentcore.adapters``: the client bookkeeping every adapter shares, a whole
+response as one update, and a tool result's media as an API can send them."""
 
 from __future__ import annotations
 
@@ -7,12 +7,21 @@ import pytest
 
 from agentcore import (
     ChatResponse,
+    DataContent,
     FunctionCallContent,
+    FunctionResultContent,
     Message,
     TextContent,
+    UriContent,
     Usage,
 )
-from agentcore.adapters import OwnedClient, own_client, response_update
+from agentcore.adapters import (
+    OwnedClient,
+    describe_media,
+    own_client,
+    response_update,
+    tool_result_contents,
+)
 
 
 class _Sdk:
@@ -90,3 +99,67 @@ def test_the_update_of_a_response_folds_back_to_it() -> None:
 def test_the_update_of_an_empty_response_has_no_role() -> None:
     update = response_update(ChatResponse(messages=(), finish_reason="stop"))
     assert (update.contents, update.role, update.message_id) == ((), None, None)
+
+
+def _images_only(item: DataContent | UriContent) -> bool:
+    return (item.media_type or "").startswith("image/")
+
+
+def test_media_an_api_cannot_take_become_text_saying_what_they_were() -> None:
+    png = DataContent(b"\x89PNG", "image/png")
+    web = UriContent("https://example.org/cat.png", "image/png")
+    result = FunctionResultContent(
+        "c1",
+        result=(
+            TextContent("found:"),
+            png,
+            web,
+            UriContent("demo://resource/1", "text/markdown", name="one.md"),
+            DataContent(b"\x1f\x8b\x08\x00", "application/gzip", name="a.gz"),
+        ),
+    )
+
+    contents = tool_result_contents(result, _images_only)
+
+    assert contents == (
+        TextContent("found:"),
+        png,
+        web,
+        TextContent(
+            "[Link 'one.md' (text/markdown): demo://resource/1; not opened, as this model "
+            "API cannot take it]"
+        ),
+        TextContent(
+            "[File 'a.gz' (application/gzip, 4 bytes); not shown, as this model API cannot "
+            "take that media type]"
+        ),
+    )
+
+
+def test_a_link_no_service_can_open_is_text_even_when_the_api_takes_its_type() -> None:
+    # An image at file:// or at an MCP server's own scheme cannot be fetched by a model
+    # service, whatever its media type says.
+    result = FunctionResultContent("c1", result=UriContent("file:///tmp/cat.png", "image/png"))
+
+    assert tool_result_contents(result, _images_only) == (
+        TextContent(
+            "[Link (image/png): file:///tmp/cat.png; not opened, as this model API cannot take it]"
+        ),
+    )
+
+
+def test_text_data_is_described_and_shown() -> None:
+    notes = DataContent("Grüße\n".encode(), "text/csv", name="notes.csv")
+    binary = DataContent(b"\xff\xfe", "text/plain")
+
+    assert describe_media(notes) == TextContent("[File 'notes.csv' (text/csv, 8 bytes):]\nGrüße\n")
+    assert describe_media(binary).text == (
+        "[File (text/plain, 2 bytes); not shown, as this model API cannot take that media type]"
+    )
+
+
+@pytest.mark.parametrize("value", ["text", {"a": 1}, None, (), (TextContent("a"), 3)])
+def test_a_result_that_is_not_contents_has_none(value: object) -> None:
+    result = FunctionResultContent("c1", result=value)
+
+    assert tool_result_contents(result, _images_only) is None

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentcore._loop.history_repair import repair_history
+from agentcore._sessions.history import store_key
 from agentcore._sessions.session import AgentSession, PausedRun, history_store
 from agentcore._types.contents import (
     CompactionContent,
@@ -75,11 +76,14 @@ def check_session_store(session: AgentSession, store: object, agent_name: str | 
 
     A session remembers (in memory, not when saved) the store its history went to;
     an agent with another store, or none, would not see that conversation and would
-    carry on silently from nothing.
+    carry on silently from nothing. Two store objects on the same database (equal
+    ``store_key``) are the same store.
     """
     used = history_store(session)
     if used is None or used[0] is store or session.service_conversation_id:
         return
+    if store is not None and store_key(used[0]) == store_key(store):
+        return  # another object on the same database (SQLite file, PostgreSQL table)
     this = f"agent {agent_name!r}" if agent_name else "this agent"
     holder = f"agent {used[1]!r}" if used[1] else "another agent"
     has = f"keeps history in {type(store).__name__}" if store is not None else "has no history"

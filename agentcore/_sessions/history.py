@@ -1,17 +1,22 @@
 """History stores: where a session's messages live between runs.
 
 Both stores append the messages of one run all at once or not at all, so a
-failed or cancelled run never leaves half a turn behind.
+failed or cancelled run never leaves half a turn behind. Both list their sessions
+(``SupportsListSessions``), the one appended to last first.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
+import attrs
 
+from agentcore._equality import fields_eq, fields_hash
+from agentcore._repr import fields_repr
 from agentcore._sessions.view import (
     HistoryView,
     compacted_view,
@@ -38,7 +43,35 @@ _RUN_STATE_CONTENTS = (
     UserInputResponseContent,
 )
 
-__all__ = ["InMemoryHistoryStore", "SqliteHistoryStore", "history_view", "indexed_history_view"]
+__all__ = [
+    "InMemoryHistoryStore",
+    "SessionInfo",
+    "SqliteHistoryStore",
+    "history_view",
+    "indexed_history_view",
+    "store_key",
+]
+
+
+@attrs.frozen
+class SessionInfo:
+    """One stored session, as a history store lists it: its id and how many messages it
+    holds (``HistoryStore.load(session_id)`` reads them)."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
+    session_id: str
+    messages: int
+
+
+def check_page(limit: object, offset: object) -> None:
+    """``list_sessions``' paging arguments, refused with the reason when not whole
+    numbers (``limit`` at least 1, ``offset`` at least 0)."""
+    for name, value, least in (("limit", limit, 1), ("offset", offset, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"list_sessions: {name} must be an int >= {least}, got {value!r}")
 
 
 def history_view(messages: Sequence[Message]) -> list[Message]:
@@ -69,6 +102,33 @@ def indexed_history_view(
     return out, index
 
 
+class _SameObject:
+    """The key of a store that names no database: equal only for that very object."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: object) -> None:
+        self.target = target
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameObject) and other.target is self.target
+
+    def __hash__(self) -> int:
+        return id(self.target)
+
+
+def store_key(store: object) -> Hashable:
+    """What tells whether two history stores hold the same histories.
+
+    A store names the database it writes to with a ``store_key`` attribute (the
+    SQLite file, the PostgreSQL database and table): two stores with equal keys are
+    one store, whichever objects they are. A store without one (in memory) is only
+    itself.
+    """
+    key: Hashable | None = getattr(store, "store_key", None)
+    return _SameObject(store) if key is None else key
+
+
 class InMemoryHistoryStore:
     """History in a dict: for tests and for processes that need no persistence."""
 
@@ -89,14 +149,29 @@ class InMemoryHistoryStore:
         return view
 
     async def append(self, session_id: str, messages: Sequence[Message]) -> None:
-        # One list extension: a run's messages land together.
-        self._sessions.setdefault(session_id, []).extend(messages)
+        if not messages:
+            return
+        # One list extension: a run's messages land together. The session moves to the
+        # end of the dict, which keeps sessions in the order they were last appended to.
+        history = self._sessions.pop(session_id, [])
+        history.extend(messages)
+        self._sessions[session_id] = history
         self._views.pop(session_id, None)
 
     async def clear(self, session_id: str) -> None:
         """Forget a session's history."""
         self._sessions.pop(session_id, None)
         self._views.pop(session_id, None)
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """The stored sessions, the one appended to last first (``limit`` of them after
+        skipping ``offset``)."""
+        check_page(limit, offset)
+        newest_first = reversed(self._sessions.items())
+        return [
+            SessionInfo(session_id, len(history))
+            for session_id, history in itertools.islice(newest_first, offset, offset + limit)
+        ]
 
 
 _SCHEMA = """
@@ -128,10 +203,17 @@ class SqliteHistoryStore:
     is created at the first run; its directory must exist (``FileNotFoundError``
     naming it otherwise). ``":memory:"`` and ``file:`` URIs are passed to SQLite as
     they are.
+
+    Two stores on the same file are the same store (``store_key``: the file's
+    resolved path), so a session may move between agents that each opened the file
+    (an agent built per request, for example). ``":memory:"`` and ``file:`` URIs are
+    only themselves.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path: str = str(path)
+        self.store_key: tuple[str, str] | None = None
+        """``("sqlite", <resolved path>)``; ``None`` for ``":memory:"``, ``""`` and URIs."""
         if self.path != ":memory:" and not self.path.startswith("file:"):
             import os
 
@@ -142,6 +224,9 @@ class SqliteHistoryStore:
                     "exist; create it first (os.makedirs(..., exist_ok=True)) or choose "
                     "another path"
                 )
+            if self.path:  # "" is a temporary database of its own
+                # Resolved now, against the current directory, as the directory was.
+                self.store_key = ("sqlite", os.path.realpath(self.path))
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
@@ -274,6 +359,21 @@ class SqliteHistoryStore:
             )
 
         await anyio.to_thread.run_sync(delete)
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """The stored sessions, the one appended to last first (by the newest row each
+        holds), ``limit`` of them after skipping ``offset``."""
+        check_page(limit, offset)
+
+        def select() -> list[SessionInfo]:
+            rows = self._connection().execute(
+                "SELECT session_id, COUNT(*) FROM agentcore_messages GROUP BY session_id "
+                "ORDER BY MAX(rowid) DESC LIMIT ? OFFSET ?",
+                (limit, offset),
+            )
+            return [SessionInfo(str(session_id), int(count)) for session_id, count in rows]
+
+        return await anyio.to_thread.run_sync(select)
 
     def close(self) -> None:
         """Close every connection this store opened."""

@@ -140,7 +140,11 @@ class DataContent:
 
 @attrs.frozen
 class UriContent:
-    """A reference to content by URI (an image URL, a file id URI)."""
+    """A reference to content by URI (an image URL, a file id URI, an MCP resource link).
+
+    ``name`` is what the content is called where it comes from (an MCP resource's
+    name), for the model to read when its service cannot open the URI.
+    """
 
     __repr__ = fields_repr
     __eq__ = fields_eq
@@ -148,6 +152,7 @@ class UriContent:
 
     uri: str
     media_type: str | None = None
+    name: str | None = None
     type: Literal["uri"] = attrs.field(default="uri", init=False)
 
 

@@ -76,12 +76,19 @@ from agentcore.workflows.protocols import (
     Executor,
     IdSource,
     SupportsCombinedClaims,
+    SupportsListRuns,
     SupportsPendingWrites,
     SupportsRunClaims,
 )
 
 if TYPE_CHECKING:
     from agentcore.workflows._agent_executor import AGENT_UPDATE, AgentExecutor, AgentTurn
+    from agentcore.workflows._describe import (
+        EdgeGroupDescription,
+        NodeDescription,
+        TypeRef,
+        WorkflowDescription,
+    )
     from agentcore.workflows._snapshot import RunSnapshot
     from agentcore.workflows._subtypes import SubWorkflowRequest, SubWorkflowResponse
     from agentcore.workflows._subworkflow import SubWorkflowExecutor
@@ -109,6 +116,7 @@ __all__ = [
     "DeliveryStatus",
     "Durability",
     "EdgeDelivery",
+    "EdgeGroupDescription",
     "EdgeGroupKind",
     "ErrorInfo",
     "EventSource",
@@ -124,6 +132,7 @@ __all__ = [
     "IdSource",
     "InMemoryCheckpointStore",
     "IntermediateOutput",
+    "NodeDescription",
     "PendingRequest",
     "RequestCancelled",
     "RequestInfo",
@@ -146,8 +155,10 @@ __all__ = [
     "SuperstepCompleted",
     "SuperstepStarted",
     "SupportsCombinedClaims",
+    "SupportsListRuns",
     "SupportsPendingWrites",
     "SupportsRunClaims",
+    "TypeRef",
     "UnknownRequestError",
     "Workflow",
     "WorkflowAgent",
@@ -156,6 +167,7 @@ __all__ = [
     "WorkflowCheckpoint",
     "WorkflowContext",
     "WorkflowConvergenceError",
+    "WorkflowDescription",
     "WorkflowError",
     "WorkflowEvent",
     "WorkflowOutput",
@@ -175,13 +187,17 @@ _ON_FIRST_USE = {
     "AgentTurn": "_agent_executor",
     "Case": "_switch",
     "Default": "_switch",
+    "EdgeGroupDescription": "_describe",
+    "NodeDescription": "_describe",
     "REQUEST_INFO_TOOL_NAME": "_workflow_agent",
     "RequestInfoArguments": "_workflow_agent",
     "RunSnapshot": "_snapshot",
     "SubWorkflowExecutor": "_subworkflow",
     "SubWorkflowRequest": "_subtypes",
     "SubWorkflowResponse": "_subtypes",
+    "TypeRef": "_describe",
     "WorkflowAgent": "_workflow_agent",
+    "WorkflowDescription": "_describe",
 }
 
 

@@ -4,7 +4,7 @@ request to its caller (seed 002's ``WorkflowAgent.RequestInfoFunctionArgs``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import attrs
 
@@ -13,6 +13,9 @@ from agentcore._repr import fields_repr
 from agentcore._types.contents import FunctionCallContent, FunctionResultContent
 from agentcore.errors import RunStateError
 from agentcore.tools import FunctionTool
+
+if TYPE_CHECKING:
+    from agentcore.workflows._requests import PendingRequest
 
 __all__ = ["REQUEST_INFO_TOOL", "REQUEST_INFO_TOOL_NAME", "RequestInfoArguments"]
 
@@ -68,6 +71,25 @@ class RequestInfoArguments:
         )
 
     @classmethod
+    def from_request(cls, request: PendingRequest[Any, Any]) -> RequestInfoArguments:
+        """The arguments presenting a workflow's pending ``request`` to whoever answers
+        it: the request as JSON, its type key and its response type's key, the JSON
+        schema an answer must match (``None`` when the type has none that can be
+        written) and the sub-workflow path it came through."""
+        from agentcore.serialization import unstructure
+        from agentcore.workflows._codec import type_key
+
+        return cls(
+            request.id,
+            request.executor_id,
+            type_key(type(request.data)),
+            unstructure(request.data),
+            type_key(request.response_type),
+            _schema(request.response_type),
+            request.path,
+        )
+
+    @classmethod
     def from_call(cls, call: FunctionCallContent) -> RequestInfoArguments:
         """``ValueError`` unless ``call.name`` is ``request_info``."""
         if call.name != REQUEST_INFO_TOOL_NAME:
@@ -84,6 +106,15 @@ class RequestInfoArguments:
         from agentcore.serialization import unstructure
 
         return FunctionResultContent(self.request_id, unstructure(response))
+
+
+def _schema(tp: Any) -> dict[str, Any] | None:
+    from agentcore.structured import json_schema_for
+
+    try:
+        return json_schema_for(tp)[1]
+    except Exception:  # a type the schema builder cannot describe: the key still names it
+        return None
 
 
 def _request_info(

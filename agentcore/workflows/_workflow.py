@@ -30,6 +30,7 @@ from agentcore.workflows.protocols import CheckpointStore
 if TYPE_CHECKING:
     from agentcore._types.messages import Message
     from agentcore.tools import FunctionTool
+    from agentcore.workflows._describe import WorkflowDescription
     from agentcore.workflows._graph import Graph
     from agentcore.workflows._snapshot import RunSnapshot
     from agentcore.workflows._workflow_agent import WorkflowAgent
@@ -47,11 +48,12 @@ class Workflow(Generic[InT, OutT]):
     run and its checkpoints, never here.
     """
 
-    __slots__ = ("_graph", "_observers")
+    __slots__ = ("_description", "_graph", "_observers")
 
     def __init__(self, graph: Graph, observers: Sequence[object] = ()) -> None:
         self._graph = graph
         self._observers = tuple(observers)
+        self._description: WorkflowDescription | None = None
 
     @property
     def name(self) -> str:
@@ -74,6 +76,14 @@ class Workflow(Generic[InT, OutT]):
     def output_types(self) -> tuple[Any, ...]:
         """What the final-output executors yield."""
         return self._graph.output_types
+
+    @property
+    def checkpoint_store(self) -> CheckpointStore | None:
+        """The checkpoint store given to the builder (``checkpoints=``; a path becomes
+        its ``SqliteCheckpointStore``), or ``None``: where this workflow's runs are kept
+        unless a call names another."""
+        store: CheckpointStore | None = self._graph.store
+        return store
 
     @property
     def checkpoint_types(self) -> Mapping[Any, str]:
@@ -103,6 +113,53 @@ class Workflow(Generic[InT, OutT]):
 
     def __repr__(self) -> str:
         return f"Workflow(name={self.name!r}, executors={list(self.executor_ids)!r})"
+
+    # -- describing ----------------------------------------------------------------------
+
+    def describe(self) -> WorkflowDescription:
+        """This definition's graph as a frozen, JSON-serializable value: nodes, edge
+        groups, start, outputs, shared keys, sub-workflows nested (computed once)."""
+        if self._description is None:
+            from agentcore.workflows._describe import describe_graph
+
+            self._description = describe_graph(self._graph)
+        return self._description
+
+    def to_mermaid(
+        self,
+        *,
+        direction: Literal["TD", "TB", "BT", "LR", "RL"] = "TD",
+        types: bool = True,
+        subworkflows: Literal["collapse", "expand"] = "collapse",
+    ) -> str:
+        """``describe().to_mermaid(...)``: the graph as a Mermaid flowchart."""
+        return self.describe().to_mermaid(
+            direction=direction, types=types, subworkflows=subworkflows
+        )
+
+    def to_dot(
+        self,
+        *,
+        rankdir: Literal["TB", "BT", "LR", "RL"] = "TB",
+        types: bool = True,
+        subworkflows: Literal["collapse", "expand"] = "collapse",
+    ) -> str:
+        """``describe().to_dot(...)``: the graph as a Graphviz digraph."""
+        return self.describe().to_dot(rankdir=rankdir, types=types, subworkflows=subworkflows)
+
+    def to_svg(
+        self,
+        *,
+        rankdir: Literal["TB", "BT", "LR", "RL"] = "TB",
+        types: bool = True,
+        subworkflows: Literal["collapse", "expand"] = "collapse",
+        timeout: float = 30.0,
+    ) -> str:
+        """``describe().to_svg(...)``: the DOT drawn by Graphviz's ``dot`` (which must be
+        installed: ``FileNotFoundError`` saying how otherwise)."""
+        return self.describe().to_svg(
+            rankdir=rankdir, types=types, subworkflows=subworkflows, timeout=timeout
+        )
 
     # -- running -------------------------------------------------------------------------
 

@@ -34,10 +34,8 @@ from agentcore._types.contents import (
 from agentcore._types.messages import Message
 from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
-from agentcore.structured import json_schema_for
 from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn, caller_ids, check_answer
-from agentcore.workflows._codec import type_key
 from agentcore.workflows._ids import NO_DEPS, IdSource, RandomIds
 from agentcore.workflows._request_info import (
     REQUEST_INFO_TOOL,
@@ -67,27 +65,6 @@ class _Definition(Protocol):
     @property
     def output_types(self) -> tuple[Any, ...]: ...
     def restore(self, record: Any) -> WorkflowCheckpoint: ...
-
-
-def _schema(tp: Any) -> dict[str, Any] | None:
-    try:
-        return json_schema_for(tp)[1]
-    except Exception:  # a type the schema builder cannot describe: the key still names it
-        return None
-
-
-def _arguments(request: PendingRequest[Any, Any]) -> RequestInfoArguments:
-    from agentcore.serialization import unstructure
-
-    return RequestInfoArguments(
-        request.id,
-        request.executor_id,
-        type_key(type(request.data)),
-        unstructure(request.data),
-        type_key(request.response_type),
-        _schema(request.response_type),
-        request.path,
-    )
 
 
 def _messages_of(value: object) -> list[Message]:
@@ -401,7 +378,9 @@ def _asked(request: PendingRequest[Any, Any], pass_through: bool) -> Content:
     if pass_through and _passes_through(request):
         content: FunctionApprovalRequestContent | UserInputRequestContent = request.data
         return content if content.id == request.id else attrs.evolve(content, id=request.id)
-    return FunctionCallContent(request.id, REQUEST_INFO_TOOL_NAME, _arguments(request).to_dict())
+    return FunctionCallContent(
+        request.id, REQUEST_INFO_TOOL_NAME, RequestInfoArguments.from_request(request).to_dict()
+    )
 
 
 def _decision(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord
+from agentcore.workflows._checkpoint import CheckpointInfo, CheckpointRecord, RunStatus
 from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._ids import IdSource
 
@@ -14,6 +14,7 @@ __all__ = [
     "Executor",
     "IdSource",
     "SupportsCombinedClaims",
+    "SupportsListRuns",
     "SupportsPendingWrites",
     "SupportsRunClaims",
 ]
@@ -51,6 +52,19 @@ class CheckpointStore(Protocol):
     async def list_checkpoints(self, run_id: str) -> Sequence[CheckpointInfo]: ...
 
     async def delete(self, run_id: str) -> None: ...
+
+
+@runtime_checkable
+class SupportsListRuns(Protocol):
+    """A store that lists the runs it keeps: the latest checkpoint of each run, the most
+    recently saved last; only runs of the workflow named ``workflow`` and/or whose latest
+    status is ``status`` when given (``ValueError`` for a status that is not a
+    ``RunStatus``). Each run's checkpoints are then ``list_checkpoints(run_id)``. The
+    in-memory, SQLite and PostgreSQL stores have it."""
+
+    async def runs(
+        self, *, workflow: str | None = None, status: RunStatus | None = None
+    ) -> Sequence[CheckpointInfo]: ...
 
 
 @runtime_checkable

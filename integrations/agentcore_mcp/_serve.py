@@ -2,24 +2,33 @@
 
 :func:`to_mcp_server` builds an ``mcp`` low-level server whose tools are the given
 tools (schemas as they are, effect hints as annotations) and agents (each a tool
-taking one ``task`` string). Run it over stdio with :func:`serve_stdio`, or over
-streamable HTTP with :func:`streamable_http_app` under any ASGI server, or with
-:func:`serve_http`, which binds 127.0.0.1 unless told otherwise.
+taking one ``task`` string; an agent whose run pauses for approval or an answer asks
+the client's user through MCP elicitation, see :mod:`agentcore_mcp._asking`). Run it
+over stdio with :func:`serve_stdio`, or over streamable HTTP with
+:func:`streamable_http_app` under any ASGI server, or with :func:`serve_http`, which
+binds 127.0.0.1 unless told otherwise.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
 
 from mcp import types
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 
 from agentcore import (
+    AgentResponse,
+    AgentSession,
     DataContent,
+    FunctionApprovalRequestContent,
+    FunctionApprovalResponseContent,
+    FunctionCallContent,
+    Message,
     RunContext,
     SupportsAgentRun,
     SupportsToolCall,
@@ -27,8 +36,22 @@ from agentcore import (
     ToolContext,
     ToolResult,
     UriContent,
+    UserInputRequestContent,
 )
 from agentcore.tools import ToolArgumentsError, UserInputRequired
+from agentcore_mcp._asking import (
+    Decision,
+    Held,
+    PausedRuns,
+    Question,
+    ToolAnswers,
+    answers_of,
+    can_elicit,
+    decision,
+    form,
+    input_required,
+    refusal,
+)
 
 __all__ = ["serve_http", "serve_stdio", "streamable_http_app", "to_mcp_server"]
 
@@ -73,15 +96,167 @@ class _AgentTool:
         return {"task": task}
 
     async def invoke(self, arguments: Mapping[str, Any], *, context: ToolContext) -> Any:
-        # A fresh session per call: MCP calls are independent tasks.
+        # Called as a plain tool (no MCP request to ask through): a paused run is an error.
         response = await self.agent.run(arguments["task"], session=self.agent.create_session())
-        if response.approval_requests or response.user_input_requests:
-            return ToolResult(
-                f"Error: the {self.name} agent paused to ask for approval or input, which "
-                "this MCP server cannot relay; allow the tool it wanted, or run it directly",
-                is_error=True,
-            )
+        questions = _questions(response)
+        if questions:
+            why = "there is no MCP client to ask"
+            return ToolResult(refusal(self.name, questions, why), is_error=True)
         return response.text
+
+    async def serve(
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        arguments: Mapping[str, Any],
+        paused: PausedRuns,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Run the agent for one ``tools/call``, asking the client's user what its run
+        pauses for (see :mod:`agentcore_mcp._asking`)."""
+        if params.request_state is not None:  # a 2026-07-28 retry bringing answers
+            taken = paused.take(params.request_state, self.name, arguments)
+            if taken is None or not isinstance(taken[0], AgentSession):
+                return _spent(self.name)
+            session, asked_before = taken[0], taken[1]
+            answers = answers_of(params)
+            response = await self._resume(
+                session, [(q, decision(q, answers.get(q.id))) for q in asked_before]
+            )
+        else:
+            # A fresh session per call: MCP calls are independent tasks.
+            session = self.agent.create_session()
+            response = await self.agent.run(arguments["task"], session=session)
+        for _ in range(_MAX_ROUNDS):
+            questions = _questions(response)
+            if not questions:
+                return _call_result(response.text)
+            answered = await _ask(ctx, self.name, arguments, self.name, session, questions, paused)
+            if not isinstance(answered, list):
+                return answered
+            response = await self._resume(session, answered)
+        return _error(
+            f"Error: the {self.name} agent kept asking after {_MAX_ROUNDS} rounds of questions"
+        )
+
+    async def _resume(
+        self, session: AgentSession, answered: Sequence[tuple[Question, Decision | None]]
+    ) -> AgentResponse[Any]:
+        unanswered = [
+            q.prompt for q, d in answered if d is None and isinstance(q, UserInputRequestContent)
+        ]
+        if unanswered:
+            # A question the user would not answer: a new message closes the paused
+            # calls with an error result, and the agent carries on from there.
+            said = "; ".join(repr(prompt) for prompt in unanswered)
+            return await self.agent.run(f"The user did not answer {said}.", session=session)
+        decisions = [d for _, d in answered if d is not None]
+        return await self.agent.run(Message("user", decisions), session=session)
+
+
+_MAX_ROUNDS = 16
+"""Rounds of questions one call may ask before it gives up (an agent that asks forever)."""
+
+
+async def _ask(
+    ctx: Any,
+    tool: str,
+    arguments: Mapping[str, Any],
+    agent: str | None,
+    held: Held,
+    questions: Sequence[Question],
+    paused: PausedRuns,
+) -> list[tuple[Question, Decision | None]] | types.CallToolResult | types.InputRequiredResult:
+    """Put ``questions`` to the client's user: the answers (on older protocol versions),
+    or the result to send instead (a refusal, or, on 2026-07-28, the questions with
+    ``held`` kept for the retry)."""
+    if not can_elicit(ctx):
+        why = "this MCP client cannot ask its user (it did not declare elicitation)"
+        return _error(refusal(agent, questions, why))
+    if input_required(ctx):
+        token = paused.keep(tool, arguments, held, questions)
+        requests: types.InputRequests = {
+            q.id: types.ElicitRequest(params=form(q, agent)) for q in questions
+        }
+        return types.InputRequiredResult(input_requests=requests, request_state=token)
+    answered: list[tuple[Question, Decision | None]] = []
+    for question in questions:
+        asked = form(question, agent)
+        try:
+            answer = await ctx.session.elicit_form(
+                asked.message, asked.requested_schema, related_request_id=ctx.request_id
+            )
+        except MCPError as exc:
+            why = f"the MCP client could not ask its user ({exc})"
+            return _error(refusal(agent, [question], why))
+        answered.append((question, decision(question, answer)))
+    return answered
+
+
+async def _serve_tool(
+    tool: SupportsToolCall,
+    ctx: Any,
+    params: types.CallToolRequestParams,
+    arguments: Mapping[str, Any],
+    paused: PausedRuns,
+) -> types.CallToolResult | types.InputRequiredResult:
+    """Run a tool served on its own for one ``tools/call``: asking the client's user
+    for approval first when it needs that, and for each answer it asks for."""
+    call_id = str(getattr(ctx, "request_id", None) or tool.name)
+    call = FunctionCallContent(call_id, tool.name, dict(arguments))
+    state = ToolAnswers(approved=tool.approval_mode != "always_require")
+    answered: list[tuple[Question, Decision | None]] = []
+    if params.request_state is not None:  # a 2026-07-28 retry bringing answers
+        taken = paused.take(params.request_state, tool.name, arguments)
+        if taken is None or not isinstance(taken[0], ToolAnswers):
+            return _spent(tool.name)
+        state, asked_before = taken[0], taken[1]
+        answers = answers_of(params)
+        answered = [(q, decision(q, answers.get(q.id))) for q in asked_before]
+    for _ in range(_MAX_ROUNDS):
+        for earlier, given in answered:
+            if isinstance(given, FunctionApprovalResponseContent):
+                if not given.approved:
+                    return _error(
+                        f"Error: the user did not approve this call; {tool.name} did not run"
+                    )
+                state.approved = True
+            elif given is not None:
+                state.answers[_prompt(earlier)] = given.text
+            else:
+                return _error(
+                    f"Error: the user did not answer {_prompt(earlier)!r}; {tool.name} "
+                    "stopped there"
+                )
+        question: Question
+        if not state.approved:
+            question = FunctionApprovalRequestContent(call)
+        else:
+            context = ToolContext(call_id, tool.name, RunContext(), answers=state.answers)
+            try:
+                return _call_result(await tool.invoke(arguments, context=context))
+            except UserInputRequired as exc:
+                question = UserInputRequestContent(call, exc.prompt)
+        asked = await _ask(ctx, tool.name, arguments, None, state, [question], paused)
+        if not isinstance(asked, list):
+            return asked
+        answered = asked
+    return _error(f"Error: {tool.name} kept asking after {_MAX_ROUNDS} rounds of questions")
+
+
+def _prompt(question: Question) -> str:
+    """The prompt of a question the user answers with text."""
+    return question.prompt if isinstance(question, UserInputRequestContent) else ""
+
+
+def _spent(name: str) -> types.CallToolResult:
+    return _error(
+        f"Error: the questions of {name} that this call answers were already answered, "
+        f"have expired, or belong to another call; call {name} again"
+    )
+
+
+def _questions(response: AgentResponse[Any]) -> list[Question]:
+    return [*response.approval_requests, *response.user_input_requests]
 
 
 def to_mcp_server(
@@ -95,6 +270,9 @@ def to_mcp_server(
 
     Tool errors go back as ``is_error`` results (an exception's text is not
     sent; a :class:`~agentcore.ToolResult` error's text is). Names must be unique.
+    An agent's run that pauses for approval or for the user's answer asks the
+    client's user through elicitation (an ``input_required`` result on 2026-07-28,
+    ``elicitation/create`` before); a client without elicitation gets an error result.
     """
     tools: dict[str, SupportsToolCall] = {}
     for item in items:
@@ -117,7 +295,11 @@ def to_mcp_server(
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_listing(tool) for tool in tools.values()])
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    paused = PausedRuns()
+
+    async def call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         tool = tools.get(params.name)
         if tool is None:
             return _error(f"Unknown tool: {params.name}")
@@ -125,18 +307,17 @@ def to_mcp_server(
             arguments = tool.parse_arguments(params.arguments or {})
         except ToolArgumentsError as exc:
             return _error(f"Error: invalid arguments for {tool.name}: {exc}")
-        call_id = str(getattr(ctx, "request_id", None) or tool.name)
+        if isinstance(tool, _AgentTool):
+            try:
+                return await tool.serve(ctx, params, arguments, paused)
+            except Exception:  # like the tool loop: the client learns it failed, not why
+                return _error(f"Error: {tool.name} failed.")
         try:
-            result = await tool.invoke(
-                arguments, context=ToolContext(call_id, tool.name, RunContext())
-            )
-        except UserInputRequired as exc:
-            return _error(f"Error: {tool.name} needs the user's answer to {exc.prompt!r}")
+            return await _serve_tool(tool, ctx, params, arguments, paused)
         except TimeoutError:
             return _error(f"Error: {tool.name} timed out.")
         except Exception:  # like the tool loop: the client learns it failed, not why
             return _error(f"Error: {tool.name} failed.")
-        return _call_result(result)
 
     return Server(
         name,

@@ -1,23 +1,22 @@
-"""One tool an MCP server lists, as a tool of an agent (:class:`MCPFunctionTool`)."""
+"""What an MCP server lists for one tool (:class:`MCPToolInfo`), and the name the model
+calls it by."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import attrs
+from mcp import types
 
-from agentcore import ToolContext, ToolResult
-from agentcore.tools import ApprovalMode, ToolArgumentsError, read_arguments
-
-if TYPE_CHECKING:
-    from agentcore_mcp._toolset import MCPToolset
-
-__all__ = ["MCPFunctionTool", "MCPToolInfo", "tool_name"]
+__all__ = ["MCPToolInfo", "check_prefix", "tool_info", "tool_name"]
 
 _VALID_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _INVALID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+_VALID_PREFIX = re.compile(r"^[a-zA-Z0-9_-]{1,63}$")
+
+TaskSupport = Literal["forbidden", "optional", "required"]
 
 
 def _frozen(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -39,84 +38,61 @@ class MCPToolInfo:
     output_schema: Mapping[str, Any] | None = None
     annotations: Mapping[str, Any] = attrs.field(default=None, converter=_frozen)
     """``readOnlyHint``, ``destructiveHint``, ``idempotentHint``, ``openWorldHint``."""
+    task_support: TaskSupport = "forbidden"
+    """The tool's ``execution.taskSupport``: ``"required"`` means the server runs it only
+    as an MCP task, which this client does not start; the toolset leaves such tools out."""
+
+    @property
+    def retry_safe(self) -> bool:
+        """Whether the server says a repeated call does no harm (``readOnlyHint`` or
+        ``idempotentHint``): a call lost in flight is then sent again after a reconnect."""
+        hints = self.annotations
+        return hints.get("readOnlyHint") is True or hints.get("idempotentHint") is True
+
+
+def tool_info(tool: types.Tool, server: str) -> MCPToolInfo:
+    """The listing of ``tool`` as an :class:`MCPToolInfo` of toolset ``server``."""
+    annotations = (
+        {}
+        if tool.annotations is None
+        else tool.annotations.model_dump(by_alias=True, exclude_none=True)
+    )
+    execution = tool.execution
+    support = None if execution is None else execution.task_support
+    return MCPToolInfo(
+        server=server,
+        name=tool.name,
+        title=tool.title,
+        description=tool.description or "",
+        input_schema=tool.input_schema,
+        output_schema=tool.output_schema,
+        annotations=annotations,
+        task_support=support or "forbidden",
+    )
+
+
+def check_prefix(prefix: str | None) -> str | None:
+    """``prefix`` if tool names built from it are valid, else ``ValueError`` with the rule."""
+    if prefix is None or _VALID_PREFIX.match(prefix):
+        return prefix
+    if not isinstance(prefix, str):  # pyright: ignore[reportUnnecessaryIsInstance]  # runtime check
+        raise TypeError(f"tool_prefix must be a str or None, got {type(prefix).__name__}")
+    raise ValueError(
+        f"tool_prefix {prefix!r} is not valid: the tool names the model sees are "
+        f"'<prefix>_<tool>' and must match ^[a-zA-Z0-9_-]{{1,64}}$ (MCP's tool-name rule "
+        f"without the dot, which model APIs reject), so a prefix is 1 to 63 letters, digits, "
+        f"'_' or '-'; for example tool_prefix={_suggest(prefix)!r}"
+    )
+
+
+def _suggest(prefix: str) -> str:
+    return _INVALID_CHARS.sub("_", prefix)[:63] or "tools"
 
 
 def tool_name(remote: str, prefix: str | None) -> str:
-    """The name the model calls a remote tool by: ``prefix_remote``, with characters
-    providers reject replaced by ``_`` and cut to 64."""
+    """The name the model calls a remote tool by: ``prefix_remote``; characters model
+    APIs reject in the server's own name are replaced by ``_``, and the name cut to 64."""
     name = f"{prefix}_{remote}" if prefix else remote
     if _VALID_NAME.match(name):
         return name
     return _INVALID_CHARS.sub("_", name)[:64] or "_"
-
-
-class MCPFunctionTool:
-    """A tool of an MCP server, callable in an agent's tool loop.
-
-    It satisfies :class:`agentcore.SupportsToolCall`. Arguments are checked against
-    the server's input schema before any request; the call goes through the
-    toolset's connection, and the result is a :class:`~agentcore.ToolResult`.
-    Built by :class:`~agentcore_mcp.MCPToolset`, not by hand.
-    """
-
-    return_directly = False
-    max_invocations: int | None = None
-
-    def __init__(
-        self,
-        toolset: MCPToolset,
-        info: MCPToolInfo,
-        *,
-        name: str,
-        approval_mode: ApprovalMode,
-        timeout: float | None,
-    ) -> None:
-        self.toolset = toolset
-        self.info = info
-        self.name = name
-        self.description: str = info.description
-        self.parameters: Mapping[str, Any] = info.input_schema
-        self.approval_mode: Literal["always_require", "never_require"] = approval_mode
-        self.timeout = timeout
-        hints = info.annotations
-        self.read_only: bool | None = hints.get("readOnlyHint")
-        self.idempotent: bool | None = hints.get("idempotentHint")
-        self.destructive: bool | None = hints.get("destructiveHint")
-        self.open_world: bool | None = hints.get("openWorldHint")
-        self._validator: Any = None
-
-    def __repr__(self) -> str:
-        return f"MCPFunctionTool(name={self.name!r}, server={self.info.server!r})"
-
-    def declaration(self) -> dict[str, Any]:
-        """What a provider adapter sends: ``{"name", "description", "parameters"}``."""
-        return {"name": self.name, "description": self.description, "parameters": self.parameters}
-
-    def parse_arguments(self, raw: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
-        """The model's arguments as a dict, checked against the server's schema.
-
-        Raises :class:`~agentcore.tools.ToolArgumentsError` naming each problem by
-        its path (``"a: 'x' is not of type 'integer'"``); nothing is sent then.
-        """
-        arguments = dict(read_arguments(raw, tool_name=self.name))
-        problems = [
-            f"{'.'.join(str(p) for p in error.absolute_path) or '(arguments)'}: {error.message}"
-            for error in self._schema_validator().iter_errors(arguments)
-        ]
-        if problems:
-            raise ToolArgumentsError("; ".join(sorted(problems)))
-        return arguments
-
-    async def invoke(self, arguments: Mapping[str, Any], *, context: ToolContext) -> ToolResult:
-        """Call the tool on its server (see :meth:`MCPToolset.call_tool`)."""
-        return await self.toolset.call_tool(self.info.name, arguments, timeout=self.timeout)
-
-    def _schema_validator(self) -> Any:
-        if self._validator is None:
-            from jsonschema import (  # type: ignore[import-untyped]  # no stubs; kept behind Any
-                validators,
-            )
-
-            schema = dict(self.parameters)
-            self._validator = validators.validator_for(schema)(schema)
-        return self._validator

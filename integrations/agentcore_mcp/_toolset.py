@@ -8,25 +8,27 @@ changed (``list_changed``), the connection is made again, or
 
 from __future__ import annotations
 
-import os
+import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import anyio
-from mcp import Client, MCPError, StdioServerParameters
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp import Client, StdioServerParameters
 from typing_extensions import Self
 
-from agentcore import AgentContext, ToolResult
-from agentcore.errors import ToolServerError
+from agentcore import AgentContext, ToolContext, ToolResult
 from agentcore.protocols import SupportsGetResponse
-from agentcore.tools import ApprovalMode
-from agentcore_mcp._connection import Connection
-from agentcore_mcp._results import ResultMode, to_tool_result
+from agentcore.tools import ApprovalMode, ToolArgumentsError, read_arguments
+from agentcore_mcp import _calls
+from agentcore_mcp._connection import Connection, ReconnectPolicy
+from agentcore_mcp._results import ResultMode
 from agentcore_mcp._sampling import sampling_callback
-from agentcore_mcp._tool import MCPFunctionTool, MCPToolInfo, tool_name
+from agentcore_mcp._target import default_name, transport_label, watched_stdio
+from agentcore_mcp._tool import MCPToolInfo, check_prefix, tool_info, tool_name
 
-__all__ = ["ApprovalSpec", "MCPToolset", "ServerInstructions"]
+__all__ = ["ApprovalSpec", "MCPFunctionTool", "MCPToolset", "ServerInstructions"]
+
+logger = logging.getLogger("agentcore_mcp")
 
 ApprovalSpec: TypeAlias = (
     ApprovalMode | Mapping[str, ApprovalMode] | Callable[[MCPToolInfo], ApprovalMode]
@@ -35,9 +37,8 @@ ApprovalSpec: TypeAlias = (
 function of the tool's listing."""
 
 _MODERN_PREFIX = "2026-"
-_SESSION_GONE = ("session not found", "session terminated")
 _RESULT_MODES = ("content_first", "structured_first", "content_only", "structured_only", "both")
-_LOST = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError)
+_LIST_CHANGED = "notifications/tools/list_changed"
 
 
 class MCPToolset:
@@ -53,6 +54,8 @@ class MCPToolset:
     ``approval_mode`` makes calls pause for approval like any tool's. ``timeout``
     bounds each call (a timeout is an error result, the run goes on).
     ``result_mode`` says what the model sees of results with structured content.
+    ``reconnect`` says how a lost connection is made again (``None``: never; see
+    :class:`ReconnectPolicy`).
 
     Server instructions and sampling stay off unless asked for: a server's text
     reaches the model only through :meth:`instructions_provider` (or your own use of
@@ -73,6 +76,7 @@ class MCPToolset:
         cache_tools: bool = True,
         timeout: float | None = 60.0,
         connect_timeout: float = 30.0,
+        reconnect: ReconnectPolicy | None = ReconnectPolicy(),  # noqa: B008  # frozen, shared safely
         result_mode: ResultMode = "content_first",
         sampling: SupportsGetResponse[Any] | None = None,
         client_options: Mapping[str, Any] | None = None,
@@ -87,11 +91,13 @@ class MCPToolset:
             raise ValueError(f"timeout must be positive or None, got {timeout!r}")
         if connect_timeout <= 0:
             raise ValueError(f"connect_timeout must be positive, got {connect_timeout!r}")
-        if tool_prefix is not None and not tool_prefix:
-            raise ValueError("tool_prefix must be a non-empty str or None")
+        if reconnect is not None and not isinstance(reconnect, ReconnectPolicy):
+            raise TypeError(
+                f"reconnect takes a ReconnectPolicy or None, got {type(reconnect).__name__}"
+            )
         self.target = target
-        self.name: str = name or _derive_name(target)
-        self.tool_prefix = tool_prefix
+        self.name: str = name or default_name(target)
+        self.tool_prefix: str | None = check_prefix(tool_prefix)
         self.allowed_tools: frozenset[str] | None = (
             None if allowed_tools is None else frozenset(allowed_tools)
         )
@@ -118,13 +124,20 @@ class MCPToolset:
             )
         self._tools: list[MCPFunctionTool] | None = None
         self._tools_generation = -1
+        self._listed: dict[str, MCPToolInfo] = {}
         self._connection = Connection(
             self._make_client,
             server=self.name,
-            transport=_transport(target),
+            transport=transport_label(target),
             connect_timeout=connect_timeout,
+            reconnect=reconnect,
             on_connected=self._watch_tool_changes,
         )
+
+    @property
+    def reconnect(self) -> ReconnectPolicy | None:
+        """How a lost connection is made again (``None``: it is not)."""
+        return self._connection.reconnect
 
     @classmethod
     def stdio(
@@ -139,12 +152,13 @@ class MCPToolset:
         """A server started as a child process, speaking MCP on its stdin/stdout.
 
         The child gets only the variables in ``env`` plus the SDK's short list
-        (``HOME``, ``PATH``, ...), not your whole environment.
+        (``HOME``, ``PATH``, ...), not your whole environment. The default name is the
+        server's package or script (``npx -y @scope/server-files`` is ``server-files``,
+        ``python -m my_server`` is ``my_server``), not the launcher.
         """
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env) if env else None, cwd=cwd
         )
-        options.setdefault("name", os.path.basename(command))
         return cls(params, **options)
 
     @classmethod
@@ -168,8 +182,9 @@ class MCPToolset:
 
     @property
     def connected(self) -> bool:
-        """Whether a connection is up right now."""
-        return self._connection.client is not None
+        """Whether a connection is up right now: ``False`` once a call found it lost or a
+        stdio server's process ended, until the next call or run connects again."""
+        return self._connection.up
 
     @property
     def protocol_version(self) -> str | None:
@@ -200,23 +215,29 @@ class MCPToolset:
     # -- tools ---------------------------------------------------------------------------
 
     async def get_tools(self, context: AgentContext | None = None) -> list[MCPFunctionTool]:
-        """The tools a run gets: listed once and cached (see the module docstring)."""
-        client = await self._connection.ensure()
+        """The tools a run gets: listed once and cached (see the module docstring).
+
+        A server that cannot be reached, or whose connection is lost while listing
+        (and cannot be made again), raises :class:`~agentcore.errors.ToolServerError`
+        for this run; the next run connects again.
+        """
+        await self._connection.ensure()
         tools = self._tools
         if (
             tools is None
             or not self.cache_tools
             or self._tools_generation != self._connection.generation
         ):
-            infos = await self._list(client, refresh=True)
+            infos = await _calls.fetch(self._connection, self._refreshed, what="list its tools")
             tools = self._tools = self._build_tools(infos)
             self._tools_generation = self._connection.generation
         return list(tools)  # a copy: callers may change their list
 
     async def list_tools(self, *, refresh: bool = False) -> list[MCPToolInfo]:
-        """Everything the server lists, before filters and prefixes."""
-        client = await self._connection.ensure()
-        return await self._list(client, refresh=refresh)
+        """Everything the server lists, before filters and prefixes (tools that need MCP
+        tasks included: see :attr:`MCPToolInfo.task_support`)."""
+        listing = self._refreshed if refresh else self._cached
+        return await _calls.fetch(self._connection, listing, what="list its tools")
 
     def invalidate_tools(self) -> None:
         """Forget the cached tool list: the next run lists the tools again."""
@@ -227,41 +248,62 @@ class MCPToolset:
         name: str,
         arguments: Mapping[str, Any],
         *,
-        timeout: float | None = None,  # noqa: ASYNC109  # the SDK's per-request read timeout
+        timeout: float | None = None,  # noqa: ASYNC109  # reset by each progress notification
+        context: ToolContext | None = None,
     ) -> ToolResult:
         """Call the server's tool ``name`` (its own name, without the prefix).
 
-        An MCP error answer becomes an error result the model sees; so do a lost
-        connection (the call may or may not have run; the next call reconnects) and a
-        server that cannot be reached again. A
-        timeout raises ``TimeoutError``, which the tool loop reports as a timeout.
+        An MCP error answer becomes an error result the model sees; so does a server
+        that cannot be reached again. A lost connection is made again (see
+        :class:`ReconnectPolicy`), and the call sent again when the server never got
+        it or the tool is read-only or idempotent (as the last listing said);
+        otherwise the model is told the outcome is unknown. ``timeout`` (the
+        toolset's by default) counts from the last progress notification; overrunning
+        it raises ``TimeoutError``, which the tool loop reports as a timeout. With
+        ``context``, progress notifications reach the caller as custom events
+        (``"tool_progress"``, data ``{"progress", "total", "message"}``).
         """
-        try:
-            client = await self._connection.ensure()
-        except ToolServerError as exc:
-            return ToolResult(f"Error: {exc}", is_error=True)  # the model may go on without it
-        limit = timeout if timeout is not None else self.timeout
-        try:
-            result = await client.call_tool(name, dict(arguments), read_timeout_seconds=limit)
-        except MCPError as exc:
-            if exc.code == REQUEST_TIMEOUT:
-                raise TimeoutError(
-                    f"MCP tool {name!r} of {self.name!r} did not answer within {limit} seconds"
-                ) from None
-            if exc.code == CONNECTION_CLOSED or exc.message.lower().startswith(_SESSION_GONE):
-                self._connection.mark_broken(client)
-                return _lost(self.name)
-            return ToolResult(f"Error: {exc.message}", is_error=True)
-        except _LOST:
-            self._connection.mark_broken(client)
-            return _lost(self.name)
-        return to_tool_result(result, self.result_mode)
+        info = self._listed.get(name)
+        return await _calls.call_tool(
+            self._connection,
+            name,
+            arguments,
+            retry_safe=info is not None and info.retry_safe,
+            timeout=timeout if timeout is not None else self.timeout,
+            context=context,
+            result_mode=self.result_mode,
+        )
 
     # -- internals -----------------------------------------------------------------------
 
-    def _make_client(self) -> Client:
-        options: dict[str, Any] = {"message_handler": self._on_message, **self._client_options}
-        return Client(self.target, **options)
+    def _make_client(self, on_end: Callable[[], None]) -> Client:
+        options = dict(self._client_options)
+        theirs = options.pop("message_handler", None)
+        options["message_handler"] = self._message_handler(theirs)
+        target = self.target
+        if isinstance(target, StdioServerParameters):
+            # Noticing the process end lets an idle toolset know it lost the server.
+            return Client(watched_stdio(target, on_end), **options)
+        return Client(target, **options)
+
+    def _message_handler(self, theirs: Any) -> Callable[[Any], Any]:
+        async def handle(message: Any) -> None:
+            # Handshake-era servers announce a changed tool list as a notification;
+            # a message_handler of your own gets every message as well.
+            if getattr(message, "method", None) == _LIST_CHANGED:
+                self.invalidate_tools()
+            if theirs is not None:
+                await theirs(message)
+            else:
+                await anyio.lowlevel.checkpoint()
+
+        return handle
+
+    async def _refreshed(self, client: Client) -> list[MCPToolInfo]:
+        return await self._list(client, refresh=True)
+
+    async def _cached(self, client: Client) -> list[MCPToolInfo]:
+        return await self._list(client, refresh=False)
 
     async def _list(self, client: Client, *, refresh: bool) -> list[MCPToolInfo]:
         infos: list[MCPToolInfo] = []
@@ -270,25 +312,10 @@ class MCPToolset:
             page = await client.list_tools(
                 cursor=cursor, cache_mode="refresh" if refresh else "use"
             )
-            for tool in page.tools:
-                annotations = (
-                    {}
-                    if tool.annotations is None
-                    else tool.annotations.model_dump(by_alias=True, exclude_none=True)
-                )
-                infos.append(
-                    MCPToolInfo(
-                        server=self.name,
-                        name=tool.name,
-                        title=tool.title,
-                        description=tool.description or "",
-                        input_schema=tool.input_schema,
-                        output_schema=tool.output_schema,
-                        annotations=annotations,
-                    )
-                )
+            infos.extend(tool_info(tool, self.name) for tool in page.tools)
             cursor = page.next_cursor
             if cursor is None:
+                self._listed = {info.name: info for info in infos}
                 return infos
 
     def _build_tools(self, infos: list[MCPToolInfo]) -> list[MCPFunctionTool]:
@@ -296,6 +323,14 @@ class MCPToolset:
         seen: dict[str, str] = {}
         for info in infos:
             if not self._chosen(info):
+                continue
+            if info.task_support == "required":
+                logger.warning(
+                    "MCP server %r: left out tool %r, which runs only as an MCP task (this "
+                    "client does not start tasks); filter it with blocked_tools= to silence this",
+                    self.name,
+                    info.name,
+                )
                 continue
             name = tool_name(info.name, self.tool_prefix)
             if name in seen:
@@ -333,12 +368,6 @@ class MCPToolset:
             )
         return "always_require" if mode == "always_require" else "never_require"
 
-    async def _on_message(self, message: object) -> None:
-        # Handshake-era servers announce a changed tool list as a notification.
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
-            self.invalidate_tools()
-        await anyio.lowlevel.checkpoint()
-
     async def _watch_tool_changes(self, client: Client) -> None:
         # 2026-era servers announce changes on a listen stream, when they can.
         tools = client.server_capabilities.tools
@@ -349,6 +378,81 @@ class MCPToolset:
         async with client.listen(tools_list_changed=True) as subscription:
             async for _ in subscription:
                 self.invalidate_tools()
+
+
+class MCPFunctionTool:
+    """A tool of an MCP server, callable in an agent's tool loop.
+
+    It satisfies :class:`agentcore.SupportsToolCall`. Arguments are checked against
+    the server's input schema before any request; the call goes through the
+    toolset's connection, and the result is a :class:`~agentcore.ToolResult`.
+    Built by :class:`~agentcore_mcp.MCPToolset`, not by hand.
+    """
+
+    return_directly = False
+    max_invocations: int | None = None
+
+    def __init__(
+        self,
+        toolset: MCPToolset,
+        info: MCPToolInfo,
+        *,
+        name: str,
+        approval_mode: ApprovalMode,
+        timeout: float | None,
+    ) -> None:
+        self.toolset = toolset
+        self.info = info
+        self.name = name
+        self.description: str = info.description
+        self.parameters: Mapping[str, Any] = info.input_schema
+        self.approval_mode: Literal["always_require", "never_require"] = approval_mode
+        self.timeout = timeout
+        hints = info.annotations
+        self.read_only: bool | None = hints.get("readOnlyHint")
+        self.idempotent: bool | None = hints.get("idempotentHint")
+        self.destructive: bool | None = hints.get("destructiveHint")
+        self.open_world: bool | None = hints.get("openWorldHint")
+        self._validator: Any = None
+
+    def __repr__(self) -> str:
+        return f"MCPFunctionTool(name={self.name!r}, server={self.info.server!r})"
+
+    def declaration(self) -> dict[str, Any]:
+        """What a provider adapter sends: ``{"name", "description", "parameters"}``."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+    def parse_arguments(self, raw: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
+        """The model's arguments as a dict, checked against the server's schema.
+
+        Raises :class:`~agentcore.tools.ToolArgumentsError` naming each problem by
+        its path (``"a: 'x' is not of type 'integer'"``); nothing is sent then.
+        """
+        arguments = dict(read_arguments(raw, tool_name=self.name))
+        problems = [
+            f"{'.'.join(str(p) for p in error.absolute_path) or '(arguments)'}: {error.message}"
+            for error in self._schema_validator().iter_errors(arguments)
+        ]
+        if problems:
+            raise ToolArgumentsError("; ".join(sorted(problems)))
+        return arguments
+
+    async def invoke(self, arguments: Mapping[str, Any], *, context: ToolContext) -> ToolResult:
+        """Call the tool on its server (see :meth:`MCPToolset.call_tool`); the server's
+        progress notifications reach the run's caller as ``"tool_progress"`` events."""
+        return await self.toolset.call_tool(
+            self.info.name, arguments, timeout=self.timeout, context=context
+        )
+
+    def _schema_validator(self) -> Any:
+        if self._validator is None:
+            from jsonschema import (  # type: ignore[import-untyped]  # no stubs; kept behind Any
+                validators,
+            )
+
+            schema = dict(self.parameters)
+            self._validator = validators.validator_for(schema)(schema)
+        return self._validator
 
 
 class ServerInstructions:
@@ -368,29 +472,3 @@ class ServerInstructions:
 
     async def after_run(self, context: AgentContext) -> None:
         return None
-
-
-def _lost(server: str) -> ToolResult:
-    return ToolResult(
-        f"Error: the connection to the MCP server {server!r} was lost; the call may or may "
-        f"not have run. The next call reconnects.",
-        is_error=True,
-    )
-
-
-def _transport(target: object) -> str:
-    if isinstance(target, str):
-        return "streamable HTTP"
-    if isinstance(target, StdioServerParameters):
-        return "stdio"
-    return type(target).__name__
-
-
-def _derive_name(target: object) -> str:
-    if isinstance(target, StdioServerParameters):
-        return os.path.basename(target.command)
-    if isinstance(target, str):
-        from urllib.parse import urlsplit
-
-        return urlsplit(target).netloc or target
-    return getattr(target, "name", None) or type(target).__name__

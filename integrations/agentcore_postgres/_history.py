@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from psycopg import sql
+from psycopg import errors, pq, sql
+from psycopg.conninfo import conninfo_to_dict
 
-from agentcore import CompactionContent, Message
+from agentcore import CompactionContent, Message, SessionInfo
 from agentcore.compaction import HistoryView, record_of, view_from_parts, visible_ranges
 from agentcore.serialization import from_json, to_json
 from agentcore_postgres._connections import ConnectionPerThread
@@ -24,6 +25,38 @@ _TABLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _SCHEMA_LOCK = 0x6167_656E_7463
 
 
+def _database(url: str) -> tuple[str, str, str, str]:
+    """The server and database ``url`` connects to: host, port, database, user.
+
+    Read as libpq reads it, with its defaults (``PGHOST``, ``PGPORT``, ``PGUSER``,
+    ``PGDATABASE``, port 5432, the database named after the user) filled in, so two
+    spellings of one connection give one answer. ``hostaddr``, when given, is the
+    address libpq connects to.
+    """
+    try:
+        given = {key: str(value) for key, value in conninfo_to_dict(url).items()}
+    except errors.ProgrammingError as exc:
+        reason = str(exc).strip()
+        raise ValueError(
+            f"PostgresHistoryStore needs a libpq connection string or postgresql:// URL: {reason}"
+        ) from None  # the message, not the URL: it may hold a password
+    defaults = {
+        option.keyword.decode(): option.val.decode() if option.val is not None else ""
+        for option in pq.Conninfo.get_defaults()
+    }
+
+    def setting(name: str) -> str:
+        return given.get(name) or defaults.get(name, "")
+
+    user = setting("user")
+    return (
+        setting("hostaddr") or setting("host"),
+        setting("port") or "5432",
+        setting("dbname") or user,
+        user,
+    )
+
+
 class PostgresHistoryStore:
     """History in PostgreSQL: the store for several worker processes or machines.
 
@@ -32,10 +65,16 @@ class PostgresHistoryStore:
     order they were appended; appends to one session are serialized across
     processes by a transaction-scoped advisory lock on the session, so concurrent
     turns never interleave. Messages are stored as agentcore's versioned JSON.
+    ``list_sessions`` (``SupportsListSessions``) lists sessions by id: the table
+    records no order of appends across sessions.
 
     Uses the synchronous ``psycopg`` driver in worker threads, one connection per
     thread, so it works under asyncio and trio alike. ``url`` is a libpq connection
     string or ``postgresql://`` URL; the table is created on first use.
+
+    Two stores on the same database and table are the same store (``store_key``:
+    host, port, database, user and table, however the URL spells them), so a session
+    may move between agents that each opened one.
     """
 
     def __init__(self, url: str, *, table: str = "agentcore_messages") -> None:
@@ -45,6 +84,8 @@ class PostgresHistoryStore:
             )
         self.url = url
         self.table = table
+        self.store_key: tuple[str, ...] = ("postgresql", *_database(url), table)
+        """``("postgresql", host, port, database, user, table)``."""
         name = sql.Identifier(table)
         # ``kind`` marks compaction records ('compaction'), so a session's view is read
         # without the messages its records hide; added to tables made before it existed.
@@ -76,6 +117,10 @@ class PostgresHistoryStore:
             "ORDER BY m.position"
         ).format(name)
         self._delete_sql = sql.SQL("DELETE FROM {} WHERE session_id = %s").format(name)
+        self._sessions_sql = sql.SQL(
+            "SELECT session_id, COUNT(*) FROM {} GROUP BY session_id ORDER BY session_id "
+            "LIMIT %s OFFSET %s"
+        ).format(name)
         self._connections = ConnectionPerThread(
             url,
             closed_message=f"PostgresHistoryStore for {table!r} is closed",
@@ -152,6 +197,20 @@ class PostgresHistoryStore:
             self._connection().execute(self._delete_sql, (session_id,))
 
         await anyio.to_thread.run_sync(delete)
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """The stored sessions in the order of their ids, ``limit`` of them after skipping
+        ``offset`` (``ValueError`` when ``limit`` is below 1 or ``offset`` below 0)."""
+        paging: tuple[tuple[str, object, int], ...] = (("limit", limit, 1), ("offset", offset, 0))
+        for name, value, least in paging:
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"list_sessions: {name} must be an int >= {least}, got {value!r}")
+
+        def select() -> list[SessionInfo]:
+            rows = self._connection().execute(self._sessions_sql, (limit, offset))
+            return [SessionInfo(str(session_id), int(count)) for session_id, count in rows]
+
+        return await anyio.to_thread.run_sync(select)
 
     def close(self) -> None:
         """Close every connection this store opened."""

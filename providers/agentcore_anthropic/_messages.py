@@ -20,7 +20,7 @@ import base64
 import binascii
 import json
 from collections.abc import Sequence
-from typing import Any, Literal, cast
+from typing import Any, Literal
 from urllib.parse import unquote_to_bytes, urlsplit
 
 from agentcore import (
@@ -35,6 +35,7 @@ from agentcore import (
     TextContent,
     UriContent,
 )
+from agentcore.adapters import tool_result_contents
 from agentcore_anthropic._options import PROVIDER, REDACTED_THINKING_ID
 
 __all__ = ["convert_messages"]
@@ -136,26 +137,50 @@ def _tool_result(result: FunctionResultContent) -> Block:
     value = result.result
     if value is None and result.error is not None:
         value = result.error
-    block["content"] = _result_content(value)
+    block["content"] = _result_content(result, value)
     if result.error is not None:
         block["is_error"] = True
     return block
 
 
-def _result_content(value: Any) -> str | list[Block]:
+def _result_content(result: FunctionResultContent, value: Any) -> str | list[Block]:
     if isinstance(value, str):
         return value
-    items: list[Any] = (
-        list(cast("list[Any]", value)) if isinstance(value, (list, tuple)) else [value]
-    )
-    if items and all(isinstance(v, (TextContent, DataContent, UriContent)) for v in items):
+    contents = tool_result_contents(result, _carries)
+    if contents is not None:
         return [
             {"type": "text", "text": v.text} if isinstance(v, TextContent) else _media_block(v)
-            for v in items
+            for v in contents
         ]
     if value is None:
         return ""
     return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _carries(content: DataContent | UriContent) -> bool:
+    """Whether ``_media_block`` sends ``content`` (a tool result's media that it would
+    refuse go to the model as text instead)."""
+    if isinstance(content, UriContent):
+        if not content.uri.startswith("data:"):
+            media_type = (content.media_type or "").lower()
+            pdf = media_type == _PDF or (
+                not media_type and urlsplit(content.uri).path.lower().endswith(".pdf")
+            )
+            return pdf or not media_type or media_type.startswith("image/")
+        try:
+            content = _decode_data_uri(content.uri)
+        except ValueError:
+            return False
+    media_type = content.media_type.split(";", 1)[0].strip().lower()
+    if media_type in _IMAGE_TYPES or media_type == _PDF:
+        return True
+    if media_type != "text/plain":
+        return False
+    try:
+        content.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _reasoning(content: ReasoningContent) -> list[Block]:

@@ -13,11 +13,11 @@ from agentcore import (
     TextContent,
     UriContent,
 )
+from agentcore.adapters import tool_result_contents
 from agentcore_openai._content_parts import (
     audio_format,
     is_image,
     is_pdf,
-    result_contents,
     result_text,
     unsupported,
 )
@@ -75,6 +75,14 @@ def _media_part(content: DataContent | UriContent) -> dict[str, Any]:
     )
 
 
+def _carries(content: DataContent | UriContent) -> bool:
+    """Whether ``_media_part`` sends ``content`` (a tool result's media that it would
+    refuse go to the model as text instead)."""
+    if isinstance(content, UriContent):
+        return is_image(content)
+    return is_image(content) or is_pdf(content) or audio_format(content) is not None
+
+
 def _message_items(message: Message, system_role: str) -> list[dict[str, Any]]:
     """One wire message (plus one ``tool`` message per function result)."""
     role = message.role
@@ -114,10 +122,9 @@ def _message_items(message: Message, system_role: str) -> list[dict[str, Any]]:
                 }
             )
         elif isinstance(content, FunctionResultContent):
-            results.append(
-                {"role": "tool", "tool_call_id": content.call_id, "content": result_text(content)}
-            )
-            contents = result_contents(content)
+            contents = tool_result_contents(content, _carries)
+            text = result_text(content, contents)
+            results.append({"role": "tool", "tool_call_id": content.call_id, "content": text})
             if contents is not None:
                 media.extend(
                     _media_part(item) for item in contents if not isinstance(item, TextContent)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any
 
 from agentcore import DataContent, FunctionResultContent, TextContent, UriContent
 
@@ -13,7 +12,6 @@ __all__ = [
     "is_image",
     "is_pdf",
     "iso_timestamp",
-    "result_contents",
     "result_text",
     "unsupported",
 ]
@@ -27,31 +25,23 @@ _AUDIO_FORMATS = {
 }
 
 
-def result_contents(
+def result_text(
     content: FunctionResultContent,
-) -> tuple[TextContent | DataContent | UriContent, ...] | None:
-    """The contents of a tool result that returned text and media, else ``None``."""
-    result: Any = content.result
-    if isinstance(result, tuple) and result:
-        items: tuple[Any, ...] = result  # pyright: ignore[reportUnknownVariableType]  # a tuple of unknown items
-        if all(isinstance(item, (TextContent, DataContent, UriContent)) for item in items):
-            return items
-    return None
-
-
-def result_text(content: FunctionResultContent) -> str:
+    contents: tuple[TextContent | DataContent | UriContent, ...] | None,
+) -> str:
     """A function result as the string the wire takes.
 
     Strings go as they are, other JSON values as JSON; a failed call with no
     result sends its ``error`` text (neither OpenAI API has an error flag).
-    Contents send their text parts joined (the media go separately).
+    ``contents`` (the result's text and media as the API can send them, from
+    ``agentcore.adapters.tool_result_contents``) send their text parts joined (the
+    media go separately).
     """
     result = content.result
     if result is None:
         return content.error or ""
     if isinstance(result, str):
         return result
-    contents = result_contents(content)
     if contents is not None:
         return "\n".join(item.text for item in contents if isinstance(item, TextContent))
     return json.dumps(result, default=str, ensure_ascii=False)

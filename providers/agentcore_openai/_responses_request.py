@@ -30,10 +30,10 @@ from agentcore import (
     UriContent,
     WebSearchTool,
 )
+from agentcore.adapters import tool_result_contents
 from agentcore_openai._content_parts import (
     is_image,
     is_pdf,
-    result_contents,
     result_text,
     unsupported,
 )
@@ -83,12 +83,20 @@ def _media_part(content: DataContent | UriContent) -> dict[str, Any]:
     )
 
 
+def _carries(content: DataContent | UriContent) -> bool:
+    """Whether ``_media_part`` sends ``content`` (a tool result's media that it would
+    refuse go to the model as text instead)."""
+    if isinstance(content, UriContent):
+        return is_image(content) or not content.uri.lower().startswith("data:")
+    return is_image(content) or is_pdf(content) or content.media_type.startswith("text/")
+
+
 def _result_output(content: FunctionResultContent) -> str | list[dict[str, Any]]:
     # A tool that returned media sends output parts (text, images, files); any
     # other result is one string.
-    contents = result_contents(content)
+    contents = tool_result_contents(content, _carries)
     if contents is None:
-        return result_text(content)
+        return result_text(content, None)
     return [
         {"type": "input_text", "text": item.text}
         if isinstance(item, TextContent)

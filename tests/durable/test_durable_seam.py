@@ -5,6 +5,7 @@ replays a journal, crashing runs with an exception that nothing catches."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any, cast
 
 import anyio
@@ -20,6 +21,7 @@ from agentcore import (
     FunctionInvocationContext,
     InMemoryHistoryStore,
     Message,
+    SqliteHistoryStore,
     UserInputRequestContent,
     tool,
 )
@@ -35,7 +37,7 @@ from agentcore.durable import (
     encode_decisions,
     run_until_answered,
 )
-from agentcore.errors import ToolCallRefused
+from agentcore.errors import RunStateError, ToolCallRefused
 from agentcore.observers import RunStarted
 from agentcore.protocols import SupportsGetResponse
 from agentcore.testing import FunctionChatClient, ScriptedChatClient
@@ -134,6 +136,32 @@ async def test_history_load_and_append_are_steps_and_a_replay_appends_once() -> 
     assert len(await store.load("s1")) == 4
 
 
+async def test_durable_and_plain_agents_on_one_sqlite_file_share_a_session(
+    tmp_path: Path,
+) -> None:
+    # An agent made durable per request, and a plain one, each opening the file.
+    world, journal = World(), Journal()
+    stores = [SqliteHistoryStore(tmp_path / "h.db") for _ in range(3)]
+    try:
+        session = AgentSession(session_id="s1")
+        for store in stores[:2]:
+            agent = durable_agent(world.agent(history=store), JournalEngine(journal))
+            await agent.run("one tea", session=session)
+            journal.steps.clear()  # a new durable run for each turn
+        plain = Agent(ScriptedChatClient([text("ok")]), name="plain", history=stores[2])
+        await plain.run("thanks", session=session)
+        stored = await stores[0].load("s1")
+        assert [m.text for m in stored if m.role == "user"] == ["one tea", "one tea", "thanks"]
+        assert len(stored) == 4 + 2 + 2  # the second turn's model saw the first's results
+        with pytest.raises(RunStateError, match="would not see the conversation"):
+            await durable_agent(
+                world.agent(history=InMemoryHistoryStore()), JournalEngine(journal)
+            ).run("x", session=session)
+    finally:
+        for store in stores:
+            store.close()
+
+
 async def test_parallel_tools_replay_whatever_order_they_start_in() -> None:
     world, journal = World(), Journal()
     world.crash_at = "charge"
@@ -168,8 +196,9 @@ async def test_a_replay_that_meets_another_step_stops_the_run() -> None:
     world, journal = World(), Journal()
     await durable_agent(world.agent(), JournalEngine(journal)).run("x")
     renamed = durable_agent(world.agent(), JournalEngine(journal), name="kiosk")
-    with pytest.raises(StepMismatch, match=r"recorded as 'cafe\.model'"):
+    with pytest.raises(DurableExecutionError, match=r"recorded as 'cafe\.model'") as raised:
         await renamed.run("x")
+    assert isinstance(raised.value.__cause__, StepMismatch)  # the engine's own error
 
 
 async def test_a_tool_failure_is_recorded_and_replayed_the_same() -> None:
@@ -368,8 +397,9 @@ async def test_an_engine_error_inside_a_tool_step_ends_the_run() -> None:
     agent = Agent(
         FunctionChatClient(lambda m, o: calls(("c1", "act", "{}"))), name="a", tools=[act]
     )
-    with pytest.raises(StepMismatch):
+    with pytest.raises(DurableExecutionError, match="the engine refused") as raised:
         await durable_agent(agent, JournalEngine(Journal())).run("x")
+    assert isinstance(raised.value.__cause__, StepMismatch)
 
 
 async def test_a_recorded_tool_step_that_is_no_tool_outcome_stops_the_replay() -> None:

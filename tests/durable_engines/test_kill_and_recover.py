@@ -32,8 +32,9 @@ def spawn(
     executor: str,
     *,
     kill_at: str = "",
+    step_name: str = "cafe",
 ) -> subprocess.Popen[str]:
-    env = {**os.environ, "KILL_AT": kill_at}
+    env = {**os.environ, "KILL_AT": kill_at, "STEP_NAME": step_name}
     return subprocess.Popen(
         [sys.executable, str(WORKER), scenario, mode, url, str(work), workflow, executor],
         env=env,
@@ -115,6 +116,23 @@ def test_an_approval_given_after_the_restart_is_matched(url: str, tmp_path: Path
     assert (tmp_path / "wf.answer").read_text() == "done: ['charged 5']"
     assert len([line for line in log if line.startswith("model")]) == 2
     assert log.count("charge end") == 1
+
+
+def test_an_engine_error_ends_a_run_assembled_by_hand(url: str, tmp_path: Path) -> None:
+    # DurableChatClient and durable_tool without dbos_agent: charge's step is renamed
+    # between the crash and the recovery, so DBOS refuses to replay its recorded step.
+    finish(spawn("manual", "start", url, tmp_path, "wf", "w1", kill_at="final_model"), killed=True)
+    before = effects(tmp_path, "wf")
+    assert before.count("charge end") == 1
+    finish(spawn("manual", "recover", url, tmp_path, "wf", "w1", step_name="cafe-v2"))
+    assert not (tmp_path / "wf.answer").exists()  # the model was not told "charge failed"
+    error = (tmp_path / "wf.error").read_text()
+    assert error.startswith("DurableExecutionError: "), error
+    assert "DBOSUnexpectedStepError" in error
+    assert "cafe.tool.charge" in error
+    assert "cafe-v2.tool.charge" in error
+    # Nothing ran again: no model call, no tool.
+    assert effects(tmp_path, "wf") == before
 
 
 def test_two_workers_share_postgres_and_one_takes_over_the_dead_ones_run(

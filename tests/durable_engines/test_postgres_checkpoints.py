@@ -278,3 +278,13 @@ async def test_two_processes_cannot_drive_one_run(database: str, tmp_path: Path)
     refused, finished = await anyio.to_thread.run_sync(both)
     assert refused.startswith(f"refused: run {RUN_ID!r} is being driven by another process")
     assert finished == "completed done 2"
+
+
+async def test_the_store_lists_runs_as_the_protocol_says(database: str) -> None:
+    from tests.workflows._list_runs_conformance import check_list_runs
+
+    fresh = PostgresCheckpointStore(database, prefix=f"l{uuid.uuid4().hex[:10]}")
+    try:
+        await check_list_runs(fresh)
+    finally:
+        fresh.close()

@@ -12,8 +12,12 @@ from collections.abc import Iterator
 import anyio
 import pytest
 from agentcore_postgres import PostgresHistoryStore
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from agentcore import FunctionCallContent, FunctionResultContent, Message
+from agentcore import Agent, FunctionCallContent, FunctionResultContent, Message
+from agentcore.errors import RunStateError
+from agentcore.testing import ScriptedChatClient
+from tests.middleware.harness import run_agent, text
 
 from .postgres_server import create_database
 
@@ -123,6 +127,125 @@ def test_the_store_is_a_history_store(database: str) -> None:
     checked: HistoryStore = store  # the static check; the runtime one below
     assert isinstance(checked, HistoryStore)
     store.close()
+
+
+def _agent(store: PostgresHistoryStore, name: str, answer: str) -> tuple[Agent, ScriptedChatClient]:
+    client = ScriptedChatClient([text(answer)])
+    return Agent(client, name=name, history=store), client
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["call", "stream"])
+async def test_two_stores_on_one_database_and_table_share_a_session(
+    database: str, stream: bool
+) -> None:
+    # The same database, spelled as a URL and as a libpq keyword string.
+    spelled_otherwise = make_conninfo("", **conninfo_to_dict(database))
+    assert spelled_otherwise != database
+    first_store, second_store = (
+        PostgresHistoryStore(database),
+        PostgresHistoryStore(spelled_otherwise),
+    )
+    first, _ = _agent(first_store, "A", "hello")
+    second, client = _agent(second_store, "B", "again")
+    try:
+        session = first.create_session()
+        await run_agent(first, "hi", stream=stream, session=session)
+
+        response, _ = await run_agent(second, "and?", stream=stream, session=session)
+
+        assert response.text == "again"
+        assert [m.text for m in client.requests[0].messages] == ["hi", "hello", "and?"]
+        stored = await first_store.load(session.session_id)
+        assert [m.text for m in stored] == ["hi", "hello", "and?", "again"]
+    finally:
+        first_store.close()
+        second_store.close()
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["call", "stream"])
+@pytest.mark.parametrize("other", ["table", "database"])
+async def test_stores_on_another_table_or_database_stay_apart(
+    postgres_url: str, database: str, other: str, stream: bool
+) -> None:
+    first_store = PostgresHistoryStore(database)
+    if other == "table":
+        second_store = PostgresHistoryStore(database, table="other_messages")
+    else:
+        second_store = PostgresHistoryStore(
+            create_database(postgres_url, f"h_{uuid.uuid4().hex[:12]}")
+        )
+    first, _ = _agent(first_store, "A", "hello")
+    second, client = _agent(second_store, "B", "never")
+    try:
+        session = first.create_session()
+        await run_agent(first, "hi", stream=stream, session=session)
+
+        with pytest.raises(
+            RunStateError,
+            match=r"this session's history is in the PostgresHistoryStore of agent 'A', but "
+            r"agent 'B' keeps history in PostgresHistoryStore, so it would not see",
+        ):
+            await run_agent(second, "and?", stream=stream, session=session)
+        assert client.requests == []
+    finally:
+        first_store.close()
+        second_store.close()
+
+
+def test_the_store_key_is_the_server_database_user_and_table_as_libpq_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for variable in ("PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGDATABASE"):
+        monkeypatch.delenv(variable, raising=False)
+    key = PostgresHistoryStore("postgresql://ada@db.example:5432/shop").store_key
+    assert key == ("postgresql", "db.example", "5432", "shop", "ada", "agentcore_messages")
+    same = [
+        "postgresql://ada@db.example/shop",  # the default port
+        "host=db.example port=5432 user=ada dbname=shop",
+        "postgresql://db.example/shop?user=ada",
+    ]
+    assert all(PostgresHistoryStore(url).store_key == key for url in same)
+    # No database given: libpq's, named after the user.
+    assert PostgresHistoryStore("postgresql://ada@db.example").store_key == (
+        "postgresql",
+        "db.example",
+        "5432",
+        "ada",
+        "ada",
+        "agentcore_messages",
+    )
+    monkeypatch.setenv("PGPORT", "6543")
+    assert PostgresHistoryStore("postgresql://ada@db.example/shop").store_key[2] == "6543"
+    with pytest.raises(ValueError, match="libpq connection string or postgresql:// URL"):
+        PostgresHistoryStore("postgresql://ada:secret@db.example/shop?bogus=1")
+
+
+async def test_sessions_list_by_id_with_their_message_counts_page_by_page(database: str) -> None:
+    from agentcore import SessionInfo, SupportsListSessions
+
+    store = PostgresHistoryStore(database, table=f"listed_{uuid.uuid4().hex[:8]}")
+    try:
+        assert isinstance(store, SupportsListSessions)
+        assert await store.list_sessions() == []
+        await store.append("s2", turn(1))
+        await store.append("s0", turn(2)[:1])
+        await store.append("s1", turn(3))
+        await store.append("s2", turn(4))
+        assert await store.list_sessions() == [
+            SessionInfo("s0", 1),
+            SessionInfo("s1", 4),
+            SessionInfo("s2", 8),
+        ]
+        assert await store.list_sessions(limit=1, offset=1) == [SessionInfo("s1", 4)]
+        assert await store.list_sessions(offset=3) == []
+        await store.clear("s1")
+        assert [s.session_id for s in await store.list_sessions()] == ["s0", "s2"]
+        with pytest.raises(ValueError, match="limit must be an int >= 1"):
+            await store.list_sessions(limit=0)
+        with pytest.raises(ValueError, match="offset must be an int >= 0"):
+            await store.list_sessions(offset=-1)
+    finally:
+        store.close()
 
 
 async def test_load_view_reads_the_compacted_view_in_sql(store: PostgresHistoryStore) -> None:

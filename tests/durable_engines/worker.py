@@ -2,13 +2,16 @@
 
     python worker.py <scenario> <mode> <database url> <workdir> <workflow id> <executor>
 
-``scenario``: ``tools`` (lookup and charge in parallel) or ``approval`` (charge
-needs approval). ``mode``: ``start`` starts the workflow; ``recover`` relaunches
+``scenario``: ``tools`` (lookup and charge in parallel), ``approval`` (charge
+needs approval) or ``manual`` (as ``tools``, with the agent assembled by hand from
+``DurableChatClient`` and ``durable_tool``, no ``dbos_agent``; ``STEP_NAME`` renames
+charge's step). ``mode``: ``start`` starts the workflow; ``recover`` relaunches
 (DBOS recovers this executor's workflows) and waits; ``adopt`` resumes the
 workflow of another (dead) worker; ``approve`` recovers, then sends the
 approval for the request shown before the crash. ``KILL_AT`` names the point where
 the first process SIGKILLs itself. Effects are appended to ``<workdir>/effects.log``;
-the answer is written to ``<workdir>/<workflow id>.answer``.
+the answer is written to ``<workdir>/<workflow id>.answer``, or the error that ended
+the run to ``<workdir>/<workflow id>.error``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcore_dbos import (
+    DBOSEngine,
     dbos_agent,
     dbos_config,
     pending_requests,
@@ -43,6 +47,7 @@ from agentcore import (
     SqliteHistoryStore,
     tool,
 )
+from agentcore.durable import DurableChatClient, durable_tool
 from agentcore.protocols import HistoryStore
 from agentcore.testing import FunctionChatClient
 from agentcore.tools import ToolContext
@@ -67,6 +72,7 @@ def maybe_die(point: str) -> None:
 async def respond(messages: Sequence[Message], options: Any) -> ChatResponse[Any]:
     effect(f"model {len(messages)}")
     if any(m.role == "tool" for m in messages):
+        maybe_die("final_model")  # both tools' steps are recorded; this one is not
         answers = [
             c.result for m in messages for c in m.contents if isinstance(c, FunctionResultContent)
         ]
@@ -129,20 +135,40 @@ def history() -> HistoryStore:
     return SqliteHistoryStore(WORK / "history.db")
 
 
-AGENT = dbos_agent(
-    Agent(
-        FunctionChatClient(respond),
+def by_hand() -> Agent:
+    """The durable pieces assembled without ``dbos_agent``, as an application may."""
+    engine = DBOSEngine()
+    return Agent(
+        DurableChatClient(FunctionChatClient(respond), engine, name="cafe"),
         "Sell tea.",
         name="cafe",
-        tools=[lookup, charge],
-        middleware=[between_model_and_tool],
-        history=history(),
+        tools=[
+            durable_tool(lookup, engine, name="cafe"),
+            durable_tool(charge, engine, name=os.environ.get("STEP_NAME", "cafe")),
+        ],
+    )
+
+
+AGENT = (
+    by_hand()
+    if SCENARIO == "manual"
+    else dbos_agent(
+        Agent(
+            FunctionChatClient(respond),
+            "Sell tea.",
+            name="cafe",
+            tools=[lookup, charge],
+            middleware=[between_model_and_tool],
+            history=history(),
+        )
     )
 )
 
 
 @DBOS.workflow(name="agentcore_test.turn")
 async def turn(session_id: str, question: str) -> str:
+    if SCENARIO == "manual":
+        return (await AGENT.run(question)).text
     session = AgentSession(session_id=session_id)
     return (await run_until_answered(AGENT, question, session=session)).text
 
@@ -171,8 +197,13 @@ async def main() -> None:
                 (request,) = pending
                 assert isinstance(request, FunctionApprovalRequestContent)
                 await send_decisions(WORKFLOW, [request.create_response(True)])
-        answer = await handle.get_result()
-        (WORK / f"{WORKFLOW}.answer").write_text(answer)
+        try:
+            answer = await handle.get_result()
+        except Exception as exc:  # the run ended with an error: recorded for the test
+            name = getattr(exc, "name", type(exc).__name__)  # DBOS's portable error keeps it
+            (WORK / f"{WORKFLOW}.error").write_text(f"{name}: {exc}")
+        else:
+            (WORK / f"{WORKFLOW}.answer").write_text(answer)
     finally:
         DBOS.destroy()
 

@@ -64,8 +64,8 @@ def test_blocks_map_to_contents() -> None:
     assert mapped.value == (
         DataContent(b"\x89PNG", "image/png"),
         DataContent(b"RIFF", "audio/wav"),
-        UriContent("file:///a.pdf", "application/pdf"),
-        DataContent(b"\x89PNG", "application/octet-stream"),
+        UriContent("file:///a.pdf", "application/pdf", name="a"),
+        DataContent(b"\x89PNG", "application/octet-stream", name="b.bin"),
     )
 
 

@@ -102,7 +102,7 @@ async def test_media_and_structured_results_keep_their_shape() -> None:
     assert texts(measured) == ["Oslo: 12 °C"]
 
 
-async def test_an_agent_that_pauses_for_approval_says_so() -> None:
+async def test_an_agent_that_pauses_for_approval_tells_a_client_that_cannot_ask() -> None:
     @tool(approval_mode="always_require")
     def delete(path: str) -> str:
         """Delete."""
@@ -117,7 +117,8 @@ async def test_an_agent_that_pauses_for_approval_says_so() -> None:
         result = await client.call_tool("janitor", {"task": "clean up"})
 
     assert result.is_error
-    assert "paused to ask for approval" in texts(result)[0]
+    assert "janitor agent needs the user's approval to call delete" in texts(result)[0]
+    assert "cannot ask its user" in texts(result)[0]
 
 
 def test_bad_items_and_clashes_are_refused_where_given() -> None:
