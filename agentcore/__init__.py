@@ -21,6 +21,7 @@ from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream, StreamConsumedError
 from agentcore._types.contents import (
     Annotation,
+    CompactionContent,
     Content,
     DataContent,
     ErrorContent,
@@ -126,6 +127,7 @@ __all__ = [
     "ChatResponse",
     "ChatResponseUpdate",
     "CodeInterpreterTool",
+    "CompactionContent",
     "ConfidentialityLabel",
     "Content",
     "ContentLabel",

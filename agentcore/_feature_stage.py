@@ -44,6 +44,7 @@ class ReleaseCandidateWarning(FeatureStageWarning):
 class ExperimentalFeature(str, Enum):
     """Features currently experimental."""
 
+    COMPACTION = "COMPACTION"
     LABEL_TRACKING = "LABEL_TRACKING"
     RUN_RESUME = "RUN_RESUME"
 

@@ -13,6 +13,7 @@ from agentcore._types.usage import Usage
 
 if TYPE_CHECKING:
     from agentcore._replay import DurableRun
+    from agentcore._sessions.ledger import TranscriptLedger
     from agentcore._sessions.session import AgentSession
 
 __all__ = ["RunContext", "RunLocals", "bind_deps"]
@@ -94,9 +95,11 @@ class RunContext:
     """
 
     __slots__ = (
+        "_cache",
         "_deps",
         "_events",
         "_extra_usage",
+        "_ledger",
         "_locals",
         "_saved",
         "_sink",
@@ -124,6 +127,9 @@ class RunContext:
         self._sink: Callable[[CustomEvent], None] | None = None
         # Set by a durable wrapper (agentcore.durable) for a run that an engine replays.
         self.durable: DurableRun | None = None
+        self._cache: dict[str, Any] | None = None
+        # Set by the agent when the transcript holds history or context messages.
+        self._ledger: TranscriptLedger | None = None
         # ``_deps`` is left unset (no work for a run without deps): see bind_deps.
 
     @property
@@ -161,6 +167,18 @@ class RunContext:
         if self._locals is None:
             return dict(self._saved) if self._saved else {}
         return self._locals.to_dict()
+
+    @property
+    def cache(self) -> dict[str, Any]:
+        """A run-scoped scratch dict for middleware (token counts, snapshots).
+
+        Unlike :attr:`locals` it takes any value and is **not** saved with a paused run:
+        a resumed run starts with an empty cache.
+        """
+        cache = self._cache
+        if cache is None:
+            cache = self._cache = {}
+        return cache
 
     @property
     def events(self) -> Sequence[CustomEvent]:

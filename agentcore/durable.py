@@ -29,6 +29,7 @@ from agentcore._agent.agent import _NO_DEPS, Agent  # _NO_DEPS: run(deps=...) no
 from agentcore._agent.tool_providers import AgentTool
 from agentcore._loop.tool_calls import result_value
 from agentcore._replay import JSON, DurableEngine, DurableRun, StepPolicy, StepSlot
+from agentcore._run_context import RunContext
 from agentcore._seams import AgentInput
 from agentcore._sessions.history import store_key
 from agentcore._sessions.session import AgentSession
@@ -70,6 +71,7 @@ __all__ = [
     "encode_decisions",
     "require_asyncio",
     "run_until_answered",
+    "step",
 ]
 
 PENDING_KEY = "agentcore.pending"
@@ -324,13 +326,28 @@ def durable_tool(
     return wrapped
 
 
+async def step(run: RunContext, name: str, fn: Callable[[], Awaitable[JSON]]) -> JSON:
+    """Run ``fn`` as one step of ``run``: directly in an ordinary run, or as one engine
+    step named ``<agent>.<name>`` in a durable run, so a replay reads its recorded
+    result instead of running it again (a summarizer's model call, a memory recall).
+
+    ``fn`` returns a JSON value; the same run must take its steps in the same order.
+    """
+    durable = run.durable
+    if durable is None:
+        return await fn()
+    return await durable.engine.step(f"{durable.name}.{name}", fn)
+
+
 class DurableHistoryStore:
     """A history store whose load and append are steps of the durable run.
 
     A replay reads the recorded history instead of the store's current content,
     and does not append a turn whose append step finished. Appending is
     at-least-once: a crash after the store committed but before the engine recorded
-    the step appends the turn again on recovery.
+    the step appends the turn again on recovery. It has no ``load_view``: the kernel
+    replays a compacted view from the recorded ``load``, so runs recorded before
+    compaction existed replay the same steps.
     """
 
     def __init__(self, store: HistoryStore, engine: DurableEngine, *, name: str) -> None:

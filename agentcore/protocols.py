@@ -25,6 +25,7 @@ from agentcore.middleware._shapes import (
 )
 
 if TYPE_CHECKING:
+    from agentcore._sessions.view import HistoryView
     from agentcore._types.embeddings import EmbeddingGenerationOptions, GeneratedEmbeddings
     from agentcore._types.hosted_tools import (
         CodeInterpreterTool,
@@ -49,6 +50,7 @@ __all__ = [
     "SupportsFunctionMiddleware",
     "SupportsGetEmbeddings",
     "SupportsGetResponse",
+    "SupportsHistoryView",
     "SupportsImageGenerationTool",
     "SupportsListSessions",
     "SupportsMCPTool",
@@ -149,6 +151,17 @@ class HistoryStore(Protocol):
     async def load(self, session_id: str) -> list[Message]: ...
 
     async def append(self, session_id: str, messages: Sequence[Message]) -> None: ...
+
+
+@runtime_checkable
+class SupportsHistoryView(Protocol):
+    """A history store that reads a session's compacted view itself (in SQL, say).
+
+    ``load_view`` must equal :func:`agentcore.compaction.compacted_view` of ``load``;
+    a store without it is replayed by the kernel from ``load``.
+    """
+
+    async def load_view(self, session_id: str) -> HistoryView: ...
 
 
 @runtime_checkable

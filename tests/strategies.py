@@ -20,6 +20,7 @@ from agentcore import (
     ChatResponse,
     ChatResponseUpdate,
     CodeInterpreterTool,
+    CompactionContent,
     ConfidentialityLabel,
     Content,
     ContentLabel,
@@ -182,6 +183,23 @@ CONTENT_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "HostedToolResultContent": hosted_tool_results,
     "ErrorContent": error_contents,
     "UsageContent": usage_contents,
+    "CompactionContent": st.builds(
+        CompactionContent,
+        start=st.integers(0, 100),
+        end=st.integers(0, 100),
+        at=st.integers(0, 200),
+        summary=optional_texts,
+        call_ids=st.lists(ids, max_size=3).map(tuple),
+        label=st.none()
+        | st.builds(
+            ContentLabel,
+            st.sampled_from(list(IntegrityLabel)),
+            st.sampled_from(list(ConfidentialityLabel)),
+        ),
+        strategy=texts,
+        run_id=optional_ids,
+        model=optional_texts,
+    ),
 }
 """One strategy per content class, by class name."""
 
@@ -339,3 +357,64 @@ VALUE_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "ContentLabel": labels,
 }
 """One strategy per serializable kernel class, by class name."""
+
+
+# -- conversations: valid transcripts for the compaction properties -------------------------
+
+_words = st.text(alphabet=string.ascii_lowercase + " ", min_size=1, max_size=400).filter(
+    lambda t: t.strip() != ""
+)
+
+
+@st.composite
+def _step(draw: st.DrawFn, turn: int, number: int) -> list[Message]:
+    """One step: maybe a reasoning-only message, calls (parallel ones), their results
+    (one tool message each or all in one; some errors)."""
+    out: list[Message] = []
+    if draw(st.booleans()):
+        out.append(Message("assistant", [ReasoningContent("thinking", id=f"rs_{turn}_{number}")]))
+    count = draw(st.integers(1, 3))
+    calls = [
+        FunctionCallContent(call_id=f"t{turn}s{number}c{i}", name="search", arguments='{"q": "x"}')
+        for i in range(count)
+    ]
+    lead = [ReasoningContent("plan", id=f"rr_{turn}_{number}")] if draw(st.booleans()) else []
+    out.append(Message("assistant", [*lead, *calls]))
+    results = [
+        FunctionResultContent(
+            call_id=c.call_id,
+            result=draw(_words),
+            error="failed" if draw(st.integers(0, 4)) == 0 else None,
+        )
+        for c in calls
+    ]
+    if draw(st.booleans()):
+        out.append(Message("tool", results))
+    else:
+        out.extend(Message("tool", [r]) for r in results)
+    return out
+
+
+@st.composite
+def conversations(draw: st.DrawFn, *, max_turns: int = 8) -> list[Message]:
+    """A provider-valid conversation ending with a user message: a system message,
+    maybe a summary note, turns of a user message, steps (parallel calls, error
+    results, reasoning) and an answer (text, hosted tool calls)."""
+    from agentcore.compaction import summary_note
+
+    out: list[Message] = []
+    if draw(st.booleans()):
+        out.append(Message("system", "be helpful"))
+    if draw(st.booleans()):
+        out.append(summary_note("earlier: " + draw(_words)))
+    turns = draw(st.integers(0, max_turns))
+    for turn in range(turns):
+        out.append(Message("user", draw(_words)))
+        for number in range(draw(st.integers(0, 3))):
+            out.extend(draw(_step(turn, number)))
+        answer: list[Content] = [TextContent(draw(_words))]
+        if draw(st.integers(0, 3)) == 0:
+            answer.insert(0, HostedToolCallContent(call_id=f"h{turn}", tool_type="web_search"))
+        out.append(Message("assistant", answer))
+    out.append(Message("user", draw(_words)))
+    return out

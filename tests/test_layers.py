@@ -46,7 +46,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("_agent",),
     # workflows and the durable-run wrappers (agentcore.durable) may use every floor below;
     # the kernel never imports them
-    ("testing", "workflows", "durable"),
+    ("testing", "workflows", "durable", "compaction"),
     (FACE,),  # agentcore/__init__.py: the public face re-exports from every floor
 )
 

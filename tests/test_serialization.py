@@ -278,7 +278,7 @@ def test_unknown_content_tag_names_the_tag_and_the_known_tags() -> None:
         structure(data, Message)
 
     message = str(caught.value)
-    assert "known: data, error, function_approval_request" in message
+    assert "known: compaction, data, error, function_approval_request" in message
     assert "@ $.contents[0]" in message
 
 

@@ -16,6 +16,7 @@ from agentcore._loop.history_repair import repair_history
 from agentcore._sessions.history import store_key
 from agentcore._sessions.session import AgentSession, PausedRun, history_store
 from agentcore._types.contents import (
+    CompactionContent,
     FunctionApprovalResponseContent,
     FunctionCallContent,
     FunctionResultContent,
@@ -33,19 +34,23 @@ __all__ = [
 
 
 def live_pause(
-    history: Sequence[Message], pending: PausedRun | None, messages: Sequence[Message]
+    history: Sequence[Message],
+    pending: PausedRun | None,
+    messages: Sequence[Message],
+    covered: frozenset[str] = frozenset(),
 ) -> PausedRun | None:
     """The session's paused run, unless the stored history already answers its calls.
 
     That happens with a copy of a session saved before the pause was resumed or
     moved past: the decision was spent. Answering such a pause again raises
     :class:`~agentcore.errors.RunStateError` (the call must not run twice); any
-    other input goes on from the stored history, the stale pause dropped.
+    other input goes on from the stored history, the stale pause dropped. A call a
+    compaction record ``covered`` (summarized or dropped) was made and answered.
     """
-    if pending is None or not history:
+    if pending is None or not (history or covered):
         return pending
     ids = {c.call_id for c in pending.calls}
-    if not any(
+    if not ids.intersection(covered) and not any(
         isinstance(c, FunctionResultContent) and c.call_id in ids
         for m in history
         if m.role == "tool"
@@ -117,7 +122,12 @@ def check_paused_tools(
 
 
 def checked_input(
-    history: Sequence[Message], messages: list[Message], *, service_history: bool, paused: bool
+    history: Sequence[Message],
+    messages: list[Message],
+    *,
+    service_history: bool,
+    paused: bool,
+    covered: frozenset[str] = frozenset(),
 ) -> list[Message]:
     """``messages`` checked, with results owed to the history's last calls first.
 
@@ -127,7 +137,8 @@ def checked_input(
     before it or a call already answered. ``service_history`` says the
     service keeps the conversation, so calls made earlier are not known here;
     ``paused`` that the history's last calls wait for the caller's decisions (the
-    resume answers them).
+    resume answers them). ``covered`` are calls compaction records hide: made and
+    answered. A compaction record in the input is refused: only the kernel writes them.
     """
     if not messages:
         return messages
@@ -150,7 +161,7 @@ def checked_input(
                     )
                 tool_turns = True
                 if issued is None:
-                    issued, answered = _ids_before(history, messages, position)
+                    issued, answered = _ids_before(history, messages, position, covered)
                 if content.call_id in issued:
                     raise RunStateError(
                         f"input message {position} makes call {content.call_id!r} "
@@ -159,6 +170,13 @@ def checked_input(
                         "leave out what the session already holds"
                     )
                 issued.add(content.call_id)
+            elif isinstance(content, CompactionContent):
+                raise RunStateError(
+                    f"input message {position} holds a CompactionContent; compaction records "
+                    "are written by the agent when it stores a compacted turn, never sent as "
+                    "input: leave it out (to pass a stored history on, pass its view: "
+                    "agentcore.compaction.compacted_view(messages).messages)"
+                )
             elif isinstance(content, FunctionResultContent):
                 if message.role != "tool":
                     raise RunStateError(
@@ -167,7 +185,7 @@ def checked_input(
                         "Message('tool', [result])"
                     )
                 if issued is None:
-                    issued, answered = _ids_before(history, messages, position)
+                    issued, answered = _ids_before(history, messages, position, covered)
                 if content.call_id not in issued and not service_history:
                     raise RunStateError(
                         f"input message {position} holds a result for call "
@@ -187,12 +205,15 @@ def checked_input(
 
 
 def _ids_before(
-    history: Sequence[Message], messages: Sequence[Message], position: int
+    history: Sequence[Message],
+    messages: Sequence[Message],
+    position: int,
+    covered: frozenset[str] = frozenset(),
 ) -> tuple[set[str], set[str]]:
     """The ids of the calls made, and of the calls answered, in ``history`` and in
-    ``messages`` before ``position``."""
-    made: set[str] = set()
-    answered: set[str] = set()
+    ``messages`` before ``position`` (``covered`` calls count as both)."""
+    made: set[str] = set(covered)
+    answered: set[str] = set(covered)
     for message in (*history, *messages[:position]):
         for content in message.contents:
             if isinstance(content, FunctionCallContent):

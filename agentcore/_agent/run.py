@@ -31,9 +31,11 @@ from agentcore._loop.config import FunctionInvocationConfiguration
 from agentcore._loop.loop import LoopRun, run_quietly, run_tool_loop
 from agentcore._loop.state import ToolIndex
 from agentcore._run_context import RunContext
-from agentcore._sessions.history import history_view
+from agentcore._sessions.history import history_view, indexed_history_view
+from agentcore._sessions.ledger import TranscriptLedger
 from agentcore._sessions.session import bind_history_store, clear_pause, load_pause, save_pause
 from agentcore._sessions.turns import SessionTurns, Turn
+from agentcore._sessions.view import HistoryView, compacted_view
 from agentcore._streams.reader import Delegate, inject
 from agentcore._streams.replay import StreamEnd
 from agentcore._streams.stream import ResponseStream
@@ -366,19 +368,27 @@ class AgentRun:
         context = self.context
         session = context.session
         history: list[Message] = []
+        view: HistoryView | None = None
+        covered: frozenset[str] = frozenset()
         store: Any = agent.history
         if session is not None:
             check_session_store(session, store, agent.name)
         if store is not None and session is not None and not session.service_conversation_id:
-            history = list(await store.load(session.session_id))
+            # The compacted view: what compaction records leave of the log.
+            view = await load_view(store, session.session_id)
+            history = list(view.messages)
+            covered = view.covered_call_ids
         pending = (
-            None if session is None else live_pause(history, load_pause(session), context.messages)
+            None
+            if session is None
+            else live_pause(history, load_pause(session), context.messages, covered)
         )
         context.messages = checked_input(
             history,
             context.messages,
             service_history=session is not None and bool(session.service_conversation_id),
             paused=pending is not None,
+            covered=covered,
         )
         providers = agent.context_providers
         # Messages a context provider adds are context for this run, not conversation:
@@ -390,9 +400,16 @@ class AgentRun:
                 await before(context)
         input_messages, decisions = split_decisions(context.messages)
         stored = input_messages
+        added: list[Message] = []
         if original is not None:
             own = {id(m) for m in original}
             stored, _ = split_decisions([m for m in context.messages if id(m) in own])
+            added = [m for m in context.messages if id(m) not in own]
+        if view is not None and (view.next_position or added):
+            # Where each transcript message came from, for compaction's edits.
+            ledger = TranscriptLedger(view.messages, view.positions, view.next_position)
+            ledger.add_context(added)
+            context.run._ledger = ledger  # pyright: ignore[reportPrivateUsage]  # the kernel's own ledger
         if decisions and pending is None:
             raise RunStateError(
                 "the input holds approval or user-input responses, but no run is waiting for "
@@ -477,7 +494,20 @@ class AgentRun:
                     turn = [resumed, *self.input, *(m for m in produced if m is not resumed)]
                 else:
                     turn = [*self.input, *produced]
-                await store.append(session.session_id, history_view(turn))
+                ledger = context.run._ledger  # pyright: ignore[reportPrivateUsage]  # the kernel's own ledger
+                if ledger is not None and ledger.edits:
+                    # Compaction edited the transcript: its records go with the turn, in
+                    # the same append, so no record exists without its turn.
+                    kept, index = indexed_history_view(turn)
+                    records = ledger.records(
+                        index,
+                        len(kept),
+                        run_id=context.run.run_id,
+                        model=getattr(chat, "model", None),
+                    )
+                    await store.append(session.session_id, [*kept, *records])
+                else:
+                    await store.append(session.session_id, history_view(turn))
                 bind_history_store(session, store, self.agent.name)
             session.service_conversation_id = conversation_id
             if state.paused is not None:
@@ -502,6 +532,16 @@ class AgentRun:
             after = getattr(provider, "after_run", None)
             if after is not None:
                 await after(context)
+
+
+async def load_view(store: Any, session_id: str) -> HistoryView:
+    """A session's compacted view: from the store when it reads views itself
+    (:class:`~agentcore.protocols.SupportsHistoryView`), else replayed from its log."""
+    read_view = getattr(store, "load_view", None)
+    if read_view is not None:
+        view: HistoryView = await read_view(session_id)
+        return view
+    return compacted_view(await store.load(session_id))
 
 
 async def provided_tools(items: Sequence[Any], context: AgentContext) -> list[Any]:

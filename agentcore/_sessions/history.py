@@ -17,6 +17,13 @@ import attrs
 
 from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
+from agentcore._sessions.view import (
+    HistoryView,
+    compacted_view,
+    record_of,
+    view_from_parts,
+    visible_ranges,
+)
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
@@ -41,6 +48,7 @@ __all__ = [
     "SessionInfo",
     "SqliteHistoryStore",
     "history_view",
+    "indexed_history_view",
     "store_key",
 ]
 
@@ -79,6 +87,21 @@ def history_view(messages: Sequence[Message]) -> list[Message]:
     return out
 
 
+def indexed_history_view(
+    messages: Sequence[Message],
+) -> tuple[list[Message], dict[int, int]]:
+    """:func:`history_view` of ``messages``, and the index each kept message got there,
+    by the id of the message it was made from."""
+    out: list[Message] = []
+    index: dict[int, int] = {}
+    for message in messages:
+        kept = history_view((message,))
+        if kept:
+            index[id(message)] = len(out)
+            out.append(kept[0])
+    return out, index
+
+
 class _SameObject:
     """The key of a store that names no database: equal only for that very object."""
 
@@ -111,9 +134,19 @@ class InMemoryHistoryStore:
 
     def __init__(self) -> None:
         self._sessions: dict[str, list[Message]] = {}
+        self._views: dict[str, HistoryView] = {}
 
     async def load(self, session_id: str) -> list[Message]:
         return list(self._sessions.get(session_id, ()))
+
+    async def load_view(self, session_id: str) -> HistoryView:
+        """The session's compacted view (:func:`~agentcore.compaction.compacted_view` of
+        its log), kept until the next ``append``."""
+        view = self._views.get(session_id)
+        if view is None:
+            view = compacted_view(self._sessions.get(session_id, ()))
+            self._views[session_id] = view
+        return view
 
     async def append(self, session_id: str, messages: Sequence[Message]) -> None:
         if not messages:
@@ -123,10 +156,12 @@ class InMemoryHistoryStore:
         history = self._sessions.pop(session_id, [])
         history.extend(messages)
         self._sessions[session_id] = history
+        self._views.pop(session_id, None)
 
     async def clear(self, session_id: str) -> None:
         """Forget a session's history."""
         self._sessions.pop(session_id, None)
+        self._views.pop(session_id, None)
 
     async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
         """The stored sessions, the one appended to last first (``limit`` of them after
@@ -145,9 +180,17 @@ CREATE TABLE IF NOT EXISTS agentcore_messages (
     position   INTEGER NOT NULL,
     run_id     TEXT,
     message    TEXT NOT NULL,
+    kind       TEXT NOT NULL DEFAULT 'message',
     PRIMARY KEY (session_id, position)
 )
 """
+
+# Compaction records are found by an index of their own, so reading a session's view
+# never reads the messages its records hide.
+_RECORDS_INDEX = (
+    "CREATE INDEX IF NOT EXISTS agentcore_messages_records "
+    "ON agentcore_messages (session_id, position) WHERE kind = 'compaction'"
+)
 
 
 class SqliteHistoryStore:
@@ -201,6 +244,17 @@ class SqliteHistoryStore:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=5000")
             conn.execute(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(agentcore_messages)")}
+            if "kind" not in columns:  # a file written before compaction records existed
+                try:
+                    conn.execute(
+                        "ALTER TABLE agentcore_messages "
+                        "ADD COLUMN kind TEXT NOT NULL DEFAULT 'message'"
+                    )
+                except sqlite3.OperationalError as exc:  # another connection added it first
+                    if "duplicate column" not in str(exc):
+                        raise
+            conn.execute(_RECORDS_INDEX)
             self._local.conn = conn
             with self._lock:
                 self._connections.append(conn)
@@ -215,7 +269,47 @@ class SqliteHistoryStore:
         )
         return [from_json(text, Message) for (text,) in rows]
 
-    def _append(self, session_id: str, payloads: list[str]) -> None:
+    def _load_view(self, session_id: str) -> HistoryView:
+        from agentcore._types.contents import CompactionContent
+        from agentcore.serialization import from_json
+
+        conn = self._connection()
+        conn.execute("BEGIN")  # one snapshot for the three reads
+        try:
+            (end,) = conn.execute(
+                "SELECT COALESCE(MAX(position), -1) + 1 FROM agentcore_messages "
+                "WHERE session_id = ?",
+                (session_id,),
+            ).fetchone()
+            records: list[tuple[int, CompactionContent]] = []
+            for position, text in conn.execute(
+                "SELECT position, message FROM agentcore_messages "
+                "WHERE session_id = ? AND kind = 'compaction' ORDER BY position",
+                (session_id,),
+            ):
+                record = record_of(from_json(text, Message))
+                if record is not None:
+                    records.append((position, record))
+            ranges = visible_ranges(records, end)
+            rows: list[tuple[int, str]] = []
+            # A few ranges a query: SQLite bounds the parameters of one statement.
+            for first in range(0, len(ranges), 200):
+                chunk = ranges[first : first + 200]
+                where = " OR ".join(["(position >= ? AND position < ?)"] * len(chunk))
+                params: list[object] = [session_id]
+                for start, stop in chunk:
+                    params += [start, stop]
+                rows += conn.execute(
+                    "SELECT position, message FROM agentcore_messages WHERE session_id = ? "
+                    f"AND kind = 'message' AND ({where}) ORDER BY position",
+                    params,
+                ).fetchall()
+        finally:
+            conn.execute("COMMIT")
+        messages = [(position, from_json(text, Message)) for position, text in rows]
+        return view_from_parts(messages, records, end)
+
+    def _append(self, session_id: str, payloads: list[tuple[str, str]]) -> None:
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -225,8 +319,9 @@ class SqliteHistoryStore:
                 (session_id,),
             ).fetchone()
             conn.executemany(
-                "INSERT INTO agentcore_messages (session_id, position, message) VALUES (?, ?, ?)",
-                [(session_id, start + i, text) for i, text in enumerate(payloads)],
+                "INSERT INTO agentcore_messages (session_id, position, message, kind) "
+                "VALUES (?, ?, ?, ?)",
+                [(session_id, start + i, text, kind) for i, (text, kind) in enumerate(payloads)],
             )
         except BaseException:
             conn.execute("ROLLBACK")
@@ -236,12 +331,20 @@ class SqliteHistoryStore:
     async def load(self, session_id: str) -> list[Message]:
         return await anyio.to_thread.run_sync(self._load, session_id)
 
+    async def load_view(self, session_id: str) -> HistoryView:
+        """The session's compacted view, read in SQL: the records first, then only the
+        messages they leave visible (a long compacted session reads its view, not its log)."""
+        return await anyio.to_thread.run_sync(self._load_view, session_id)
+
     async def append(self, session_id: str, messages: Sequence[Message]) -> None:
         if not messages:
             return
         from agentcore.serialization import to_json
 
-        payloads = [to_json(m) for m in messages]  # fail before touching the database
+        # Fail before touching the database.
+        payloads = [
+            (to_json(m), "message" if record_of(m) is None else "compaction") for m in messages
+        ]
         # Shielded: once the transaction starts, a cancelled run still finishes or
         # rolls back cleanly instead of leaving the worker thread mid-write.
         with anyio.CancelScope(shield=True):

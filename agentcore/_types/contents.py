@@ -21,6 +21,7 @@ from agentcore._types.usage import Usage
 
 __all__ = [
     "Annotation",
+    "CompactionContent",
     "Content",
     "DataContent",
     "ErrorContent",
@@ -390,6 +391,65 @@ class UsageContent:
     type: Literal["usage"] = attrs.field(default="usage", init=False)
 
 
+def _to_call_ids(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _to_label(value: object) -> tuple[str, ...] | None:
+    """A :class:`~agentcore.ContentLabel` (or its two values) as ``(integrity,
+    confidentiality)``: read by attribute, so this module need not load the labels."""
+    if value is None:
+        return None
+    integrity: object
+    confidentiality: object
+    if isinstance(value, tuple):
+        pair = cast("tuple[object, ...]", value)
+        integrity, confidentiality = pair if len(pair) == 2 else (None, None)
+    else:
+        integrity = getattr(value, "integrity", None)
+        confidentiality = getattr(value, "confidentiality", None)
+    integrity = getattr(integrity, "value", integrity)
+    confidentiality = getattr(confidentiality, "value", confidentiality)
+    if not isinstance(integrity, str) or not isinstance(confidentiality, str):
+        raise TypeError(
+            f"CompactionContent.label takes a ContentLabel or (integrity, confidentiality), "
+            f"got {value!r}"
+        )
+    return (integrity, confidentiality)
+
+
+@attrs.frozen
+class CompactionContent:
+    """A compaction record: the log positions ``[start, end)`` a summary replaces.
+
+    Only records carry it: a record is a ``Message("user", (CompactionContent(...),))``
+    the kernel appends with a run's turn when compaction summarized (or, when told to,
+    dropped) part of the conversation. The stored originals are never rewritten;
+    :func:`agentcore.compaction.compacted_view` replays the records into what the model
+    sees. ``at`` is the log position the record was written for (a record found
+    anywhere else is ignored); ``summary`` is ``None`` when the range was dropped;
+    ``call_ids`` are the function calls whose call or result lies in the range;
+    ``label`` is the summary's security label as ``(integrity, confidentiality)`` (a
+    :class:`~agentcore.ContentLabel` given here is stored so).
+    A caller's input may not hold one.
+    """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
+    start: int
+    end: int
+    at: int
+    summary: str | None = None
+    call_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_call_ids)
+    label: tuple[str, ...] | None = attrs.field(default=None, converter=_to_label)
+    strategy: str = ""
+    run_id: str | None = None
+    model: str | None = None
+    type: Literal["compaction"] = attrs.field(default="compaction", init=False)
+
+
 Content: TypeAlias = (
     TextContent
     | ReasoningContent
@@ -405,6 +465,7 @@ Content: TypeAlias = (
     | HostedToolResultContent
     | ErrorContent
     | UsageContent
+    | CompactionContent
 )
 """Any content a message can hold."""
 
@@ -423,4 +484,5 @@ CONTENT_TYPES: tuple[type[Content], ...] = (
     HostedToolResultContent,
     ErrorContent,
     UsageContent,
+    CompactionContent,
 )

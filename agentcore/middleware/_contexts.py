@@ -15,6 +15,7 @@ from typing_extensions import TypeVar
 
 from agentcore._repr import fields_repr
 from agentcore._run_context import RunContext
+from agentcore._sessions.ledger import Origin, TranscriptEdit, TranscriptLedger
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.messages import Message
@@ -113,14 +114,98 @@ class ChatContext(Generic[DepsT]):
         deps: DepsT = self.run.deps
         return deps
 
-    def rewrite_transcript(self, messages: Sequence[Message]) -> None:
+    def rewrite_transcript(
+        self, messages: Sequence[Message], *, edits: Sequence[TranscriptEdit] = ()
+    ) -> None:
         """Replace the run's transcript from now on (and this call's messages).
 
         Every function call must keep its result: drop whole call/result groups,
-        never half of one.
+        never half of one. ``edits`` say what changed (compaction passes them): each
+        edit's covered messages must be in the current transcript and be whole groups
+        (or one tool message, replaced by a cleared copy answering the same calls), and
+        ``messages`` must pair every call with its result; else ``ValueError``, and
+        nothing changes. Edits marked ``persist`` become compaction records when the
+        run commits.
         """
+        if edits:
+            check_edits(self._transcript, messages, edits)
+            ledger = self.run._ledger  # pyright: ignore[reportPrivateUsage]  # the kernel's own ledger
+            if ledger is None:
+                ledger = self.run._ledger = TranscriptLedger((), (), 0)  # pyright: ignore[reportPrivateUsage]  # the kernel's own ledger
+            for edit in edits:
+                ledger.record_edit(edit)
         self._transcript[:] = messages
         self.messages = list(messages)
+
+    def origin_of(self, message: Message) -> Origin:
+        """Where a message of the transcript came from: ``"history"`` (the session),
+        ``"context"`` (a context provider, this run only), ``"edit"`` (a summary or a
+        cleared copy an earlier rewrite put in), or ``"run"`` (this run's input and what
+        it produced, and any message the run does not know)."""
+        ledger = self.run._ledger  # pyright: ignore[reportPrivateUsage]  # the kernel's own ledger
+        return "run" if ledger is None else ledger.origin(message)
+
+
+def check_edits(
+    transcript: Sequence[Message], messages: Sequence[Message], edits: Sequence[TranscriptEdit]
+) -> None:
+    """Refuse edits that do not fit ``transcript`` or leave ``messages`` invalid."""
+    from agentcore._types.groups import call_problems, group_messages
+
+    where = {id(m): i for i, m in enumerate(transcript)}
+    groups = group_messages(transcript, tokens=_no_tokens)
+    group_of = [0] * len(transcript)
+    for group in groups:
+        for index in range(group.start, group.end):
+            group_of[index] = group.index
+    for number, edit in enumerate(edits):
+        if not isinstance(edit, TranscriptEdit):  # pyright: ignore[reportUnnecessaryIsInstance]  # checked for callers without a type checker
+            raise TypeError(f"edits[{number}] must be a TranscriptEdit, got {edit!r}")
+        indices: list[int] = []
+        for message in edit.covered:
+            found = where.get(id(message))
+            if found is None or transcript[found] is not message:
+                raise ValueError(
+                    f"edits[{number}] covers a message that is not in the current transcript "
+                    f"({message.role}: {message.text[:40]!r}); cover messages of "
+                    "context.messages as they are"
+                )
+            indices.append(found)
+        if not indices:
+            raise ValueError(f"edits[{number}] covers no message")
+        summary = edit.summary
+        if (
+            len(indices) == 1
+            and transcript[indices[0]].role == "tool"
+            and summary is not None
+            and summary.role == "tool"
+        ):
+            if _answered(summary) != _answered(transcript[indices[0]]):
+                raise ValueError(
+                    f"edits[{number}] replaces tool message {indices[0]} by a copy answering "
+                    "other calls; a cleared copy keeps every call id"
+                )
+            continue
+        touched = {group_of[i] for i in indices}
+        for group_index in sorted(touched):
+            group = groups[group_index]
+            if any(i not in indices for i in range(group.start, group.end)):
+                raise ValueError(
+                    f"edits[{number}] covers part of the {group.kind} group of messages "
+                    f"{group.start} to {group.end - 1}; cover whole groups, so no call "
+                    "loses its result"
+                )
+    problems = call_problems(messages)
+    if problems:
+        raise ValueError("the rewritten transcript is invalid: " + "; ".join(problems))
+
+
+def _no_tokens(_message: Message) -> int:
+    return 0
+
+
+def _answered(message: Message) -> list[str]:
+    return [c.call_id for c in message.contents if c.type == "function_result"]
 
 
 @attrs.define(eq=False)

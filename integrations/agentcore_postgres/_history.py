@@ -10,7 +10,8 @@ import anyio
 from psycopg import errors, pq, sql
 from psycopg.conninfo import conninfo_to_dict
 
-from agentcore import Message, SessionInfo
+from agentcore import CompactionContent, Message, SessionInfo
+from agentcore.compaction import HistoryView, record_of, view_from_parts, visible_ranges
 from agentcore.serialization import from_json, to_json
 from agentcore_postgres._connections import ConnectionPerThread
 
@@ -86,10 +87,16 @@ class PostgresHistoryStore:
         self.store_key: tuple[str, ...] = ("postgresql", *_database(url), table)
         """``("postgresql", host, port, database, user, table)``."""
         name = sql.Identifier(table)
+        # ``kind`` marks compaction records ('compaction'), so a session's view is read
+        # without the messages its records hide; added to tables made before it existed.
         create_sql = sql.SQL(
             "CREATE TABLE IF NOT EXISTS {} (session_id TEXT NOT NULL, position INTEGER NOT NULL, "
-            "message TEXT NOT NULL, PRIMARY KEY (session_id, position))"
-        ).format(name)
+            "message TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'message', "
+            "PRIMARY KEY (session_id, position)); "
+            "ALTER TABLE {} ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT 'message'; "
+            "CREATE INDEX IF NOT EXISTS {} ON {} (session_id, position) "
+            "WHERE kind = 'compaction'"
+        ).format(name, name, sql.Identifier(f"{table}_records"), name)
         self._load_sql = sql.SQL(
             "SELECT message FROM {} WHERE session_id = %s ORDER BY position"
         ).format(name)
@@ -97,7 +104,17 @@ class PostgresHistoryStore:
             "SELECT COALESCE(MAX(position), -1) + 1 FROM {} WHERE session_id = %s"
         ).format(name)
         self._insert_sql = sql.SQL(
-            "INSERT INTO {} (session_id, position, message) VALUES (%s, %s, %s)"
+            "INSERT INTO {} (session_id, position, message, kind) VALUES (%s, %s, %s, %s)"
+        ).format(name)
+        self._records_sql = sql.SQL(
+            "SELECT position, message FROM {} WHERE session_id = %s AND kind = 'compaction' "
+            "ORDER BY position"
+        ).format(name)
+        self._ranges_sql = sql.SQL(
+            "SELECT m.position, m.message FROM {} m "
+            "JOIN unnest(%s::int[], %s::int[]) AS r(lo, hi) ON m.position >= r.lo "
+            "AND m.position < r.hi WHERE m.session_id = %s AND m.kind = 'message' "
+            "ORDER BY m.position"
         ).format(name)
         self._delete_sql = sql.SQL("DELETE FROM {} WHERE session_id = %s").format(name)
         self._sessions_sql = sql.SQL(
@@ -118,7 +135,26 @@ class PostgresHistoryStore:
         rows = self._connection().execute(self._load_sql, (session_id,))
         return [from_json(str(text), Message) for (text,) in rows]
 
-    def _append(self, session_id: str, payloads: list[str]) -> None:
+    def _load_view(self, session_id: str) -> HistoryView:
+        conn = self._connection()
+        with conn.transaction():
+            # One snapshot for the three reads.
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            row = conn.execute(self._next_sql, (session_id,)).fetchone()
+            end = int(str(row[0])) if row is not None else 0
+            records: list[tuple[int, CompactionContent]] = []
+            for position, text in conn.execute(self._records_sql, (session_id,)):
+                record = record_of(from_json(str(text), Message))
+                if record is not None:
+                    records.append((int(position), record))
+            ranges = visible_ranges(records, end)
+            rows = conn.execute(
+                self._ranges_sql, ([lo for lo, _ in ranges], [hi for _, hi in ranges], session_id)
+            ).fetchall()
+        messages = [(int(position), from_json(str(text), Message)) for position, text in rows]
+        return view_from_parts(messages, records, end)
+
+    def _append(self, session_id: str, payloads: list[tuple[str, str]]) -> None:
         conn = self._connection()
         with conn.transaction():
             # One writer per session at a time, across processes; released at commit.
@@ -128,16 +164,27 @@ class PostgresHistoryStore:
             with conn.cursor() as cursor:
                 cursor.executemany(
                     self._insert_sql,
-                    [(session_id, start + i, text) for i, text in enumerate(payloads)],
+                    [
+                        (session_id, start + i, text, kind)
+                        for i, (text, kind) in enumerate(payloads)
+                    ],
                 )
 
     async def load(self, session_id: str) -> list[Message]:
         return await anyio.to_thread.run_sync(self._load, session_id)
 
+    async def load_view(self, session_id: str) -> HistoryView:
+        """The session's compacted view, read in SQL in one read-only snapshot: the
+        records first, then only the messages they leave visible."""
+        return await anyio.to_thread.run_sync(self._load_view, session_id)
+
     async def append(self, session_id: str, messages: Sequence[Message]) -> None:
         if not messages:
             return
-        payloads = [to_json(m) for m in messages]  # fail before touching the database
+        # Fail before touching the database.
+        payloads = [
+            (to_json(m), "message" if record_of(m) is None else "compaction") for m in messages
+        ]
         # Shielded: once the transaction starts, a cancelled run still commits or rolls
         # back in its thread instead of leaving it mid-write.
         with anyio.CancelScope(shield=True):

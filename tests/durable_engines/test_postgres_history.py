@@ -246,3 +246,45 @@ async def test_sessions_list_by_id_with_their_message_counts_page_by_page(databa
             await store.list_sessions(offset=-1)
     finally:
         store.close()
+
+
+async def test_load_view_reads_the_compacted_view_in_sql(store: PostgresHistoryStore) -> None:
+    from agentcore import CompactionContent
+    from agentcore.compaction import compacted_view
+
+    session = uuid.uuid4().hex
+    await store.append(session, [*turn(1), *turn(2), *turn(3)])  # 0..11
+    record = Message("user", (CompactionContent(0, 8, 12, "turns 1 and 2", call_ids=("c1", "c2")),))
+    stale = Message("user", (CompactionContent(8, 12, 99, "written elsewhere"),))
+    await store.append(session, [record])
+    await store.append(session, [stale, Message("user", "go on")])
+
+    view = await store.load_view(session)
+
+    assert view == compacted_view(await store.load(session))
+    assert view.positions == (0, 8, 9, 10, 11, 14)
+    assert view.messages[0].text == "turns 1 and 2"
+    assert view.covered_call_ids == {"c1", "c2"}
+    assert view.ignored_records == 1
+    assert await store.load_view(uuid.uuid4().hex) == compacted_view([])
+
+
+def test_an_older_table_gains_the_kind_column(database: str) -> None:
+    import psycopg
+
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE old_messages (session_id TEXT NOT NULL, position INTEGER NOT NULL, "
+            "message TEXT NOT NULL, PRIMARY KEY (session_id, position))"
+        )
+    old = PostgresHistoryStore(database, table="old_messages")
+
+    async def main() -> None:
+        await old.append("s", turn(1))
+        view = await old.load_view("s")
+        assert view.messages == tuple(turn(1))
+
+    try:
+        anyio.run(main)
+    finally:
+        old.close()
