@@ -34,6 +34,7 @@ from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._ids import NO_DEPS, IdSource
+from agentcore.workflows._typeexpr import with_article
 from agentcore.workflows.errors import WorkflowTypeError
 
 __all__ = [
@@ -355,7 +356,7 @@ def check_answer(executor_id: str, request: Question, answer: Answer) -> None:
         or not isinstance(answer, kind)
     ):
         raise WorkflowTypeError(
-            f"{executor_id!r} was given a {type(answer).__name__} for {answer.id!r} "
+            f"{executor_id!r} was given {with_article(type(answer).__name__)} for {answer.id!r} "
             f"({answer.function_call.name}) to its request {request.id!r} "
             f"({request.function_call.name}); answer with "
             f"pending.create_response(pending.data.create_response(...))"

@@ -26,7 +26,7 @@ from agentcore.workflows._state import (
     PendingEntry,
     RunState,
 )
-from agentcore.workflows._typeexpr import members, runtime_class
+from agentcore.workflows._typeexpr import members, runtime_class, with_article
 from agentcore.workflows.errors import CheckpointError, WorkflowBuildError
 
 if TYPE_CHECKING:
@@ -125,7 +125,8 @@ class TypeRegistry:
             if key is not None:
                 return key
         raise CheckpointError(
-            f"cannot store a {type(value).__qualname__}: the workflow does not know its type; "
+            f"cannot store {with_article(type(value).__qualname__)}: the workflow does not know "
+            f"its type; "
             f"declare it on an executor or register it with builder.register_type(...)"
         )
 

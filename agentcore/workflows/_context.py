@@ -27,7 +27,7 @@ from agentcore.workflows._requests import (
     sub_workflow_messages,
 )
 from agentcore.workflows._state import Envelope, RunState
-from agentcore.workflows._typeexpr import describe
+from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows.errors import WorkflowTypeError
 
 if TYPE_CHECKING:
@@ -118,13 +118,17 @@ class SharedState:
             )
 
     def get(self, key: str, default: Any = None) -> Any:
-        """The value committed at the previous barrier (or this invocation's own write)."""
+        """The value committed at the previous barrier (or this invocation's own write);
+        before any write and after a delete, the key's declared ``initial`` (``default``
+        when that is None)."""
         self._check(key)
         value = self._writes.get(key, _MISSING)
         if value is _MISSING:
             value = self._snapshot.get(key, _MISSING)
         if value is _MISSING or value is _DELETED:
-            return default
+            # never written (or deleted): the value it was declared with (add_shared(initial=))
+            initial = getattr(self._declared[key], "initial", None)
+            return default if initial is None else initial
         return value
 
     def set(self, key: str, value: Any) -> None:
@@ -276,7 +280,8 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         declared = self._handler.sent_type(message)
         if declared is None:
             raise WorkflowTypeError(
-                f"{self.executor_id!r} sent a {type(message).__qualname__}, but its handler "
+                f"{self.executor_id!r} sent {with_article(type(message).__qualname__)}, but its "
+                f"handler "
                 f"declares it sends {self._handler.describe_sends()}; declare the type in "
                 f"WorkflowContext[...] (or the return annotation), or send one of those"
             )
@@ -292,7 +297,8 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         """Stage a workflow output (final or intermediate, per ``outputs_from``)."""
         if not self._handler.may_yield(value):
             raise WorkflowTypeError(
-                f"{self.executor_id!r} yielded a {type(value).__qualname__}, but its handler "
+                f"{self.executor_id!r} yielded {with_article(type(value).__qualname__)}, but "
+                f"its handler "
                 f"declares it yields {self._handler.describe_yields()}; declare it as the "
                 f"second parameter of WorkflowContext[...]"
             )
@@ -355,8 +361,9 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         request returned here may be renamed there."""
         if self._node.spec.response_handler(data, response_type) is None:
             raise WorkflowTypeError(
-                f"{self.executor_id!r} requested a {describe(response_type)} for a "
-                f"{type(data).__qualname__}, but it has no response handler for that pair; "
+                f"{self.executor_id!r} requested {with_article(describe(response_type))} for "
+                f"{with_article(type(data).__qualname__)}, but it has no response handler for "
+                f"that pair; "
                 f"add a @response_handler taking ({type(data).__qualname__}, "
                 f"{describe(response_type)})"
             )
@@ -387,8 +394,8 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
             return None
         if not isinstance(state, cls):
             raise WorkflowTypeError(
-                f"{self.executor_id!r} holds a {type(state).__qualname__} state, not a "
-                f"{cls.__qualname__}"
+                f"{self.executor_id!r} holds {with_article(type(state).__qualname__)} state, not "
+                f"{with_article(cls.__qualname__)}"
             )
         return state
 
@@ -402,7 +409,8 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
             )
         if not isinstance(value, node.state_type):
             raise WorkflowTypeError(
-                f"{self.executor_id!r} state must be a {node.state_type.__qualname__}, got "
+                f"{self.executor_id!r} state must be "
+                f"{with_article(node.state_type.__qualname__)}, got "
                 f"{type(value).__qualname__}"
             )
         if node.max_concurrency > 1 and self.request_id is None:

@@ -136,13 +136,20 @@ def superstep_completed(superstep: int, delivered: int, dropped: int) -> Superst
 
 
 def executor_invoked(
-    executor_id: str, superstep: int, ordinal: int, sources: tuple[str, ...]
+    executor_id: str,
+    superstep: int,
+    ordinal: int,
+    sources: tuple[str, ...],
+    message_type: str,
+    handler: str,
 ) -> ExecutorInvoked:
     event: Any = _ExecutorInvoked()
     event.executor_id = executor_id
     event.superstep = superstep
     event.ordinal = ordinal
     event.sources = sources
+    event.message_type = message_type
+    event.handler = handler
     event.__class__ = ExecutorInvoked
     return event  # type: ignore[no-any-return]  # an ExecutorInvoked now
 

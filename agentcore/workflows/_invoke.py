@@ -24,7 +24,7 @@ from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._spec import HandlerSpec
 from agentcore.workflows._state import Envelope, RunState
-from agentcore.workflows._typeexpr import describe
+from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows.errors import WorkflowTypeError
 from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
 
@@ -36,7 +36,6 @@ class Invocations:
 
     __slots__ = (
         "_pending_writes",
-        "_replayed",
         "durable",
         "graph",
         "live",
@@ -57,8 +56,6 @@ class Invocations:
     """Durability "sync": barrier checkpoints and pending writes."""
     live: Callable[[ExecutorEvent], Awaitable[None]] | None
     """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
-    _replayed: set[int]
-    """The ordinals of this superstep's invocations replayed from finished work."""
     _pending_writes: tuple[SupportsPendingWrites, str] | None
     """Where the current superstep's finished invocations are saved as they finish:
     the store and the checkpoint the superstep started from."""
@@ -150,7 +147,8 @@ class Invocations:
                     node,
                     ordinal,
                     WorkflowTypeError(
-                        f"{node.id!r} has no handler for a {type(env.message).__qualname__}"
+                        f"{node.id!r} has no handler for "
+                        f"{with_article(type(env.message).__qualname__)}"
                     ),
                 )
             handler = found
@@ -164,7 +162,6 @@ class Invocations:
                     None,
                 )
             if done is not None:
-                self._replayed.add(ordinal)
                 ctx = contexts[ordinal] = replayed_context(
                     self.context(node, handler, env, ordinal, superstep, state), done
                 )

@@ -56,7 +56,7 @@ from agentcore.workflows._invoke import Invocations
 from agentcore.workflows._requests import GENERATED_PREFIX, unique_request
 from agentcore.workflows._result import WorkflowRunResult
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
-from agentcore.workflows._typeexpr import describe
+from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows._value import utc_now
 from agentcore.workflows.errors import (
     WorkflowStalledError,
@@ -101,6 +101,8 @@ class Runner(Invocations):
         "_last",
         "_recording",
         "_steps",
+        "_stopped",
+        "_type_names",
         "_writer",
         "claim",
         "events",
@@ -143,7 +145,10 @@ class Runner(Invocations):
         self._done: list[WorkflowContext[Any, Any] | None] | None = None
         """The current superstep's contexts (``None`` slots: not finished), so a failed
         or cancelled checkpoint can keep what finished as pending writes."""
-        self._replayed = set()
+        self._stopped = False
+        """Whether an interruption saved the run's failed or cancelled checkpoint."""
+        self._type_names: dict[Any, str] = {}
+        """``describe`` of the types invocations were sent as (``ExecutorInvoked``)."""
         self._pending_writes = None
         self._last: WorkflowCheckpoint | None = None
         """The run's last checkpoint (paused or completed) once it is written."""
@@ -168,12 +173,21 @@ class Runner(Invocations):
     def has_work(self) -> bool:
         return bool(self.state.inbox)
 
-    async def step(self) -> None:
-        """Run one superstep and commit it; on failure raise :class:`RunFailure` (the
-        failed checkpoint saved, as a cancelled one is on cancellation); a committed
-        superstep renews the run's claim."""
+    async def begin_step(self) -> tuple[list[Any], int]:
+        """:meth:`begin`, saving the failed checkpoint when the superstep limit is
+        reached (a driver that streams the superstep's start calls it, then :meth:`step`)."""
         try:
-            contexts, superstep = self.begin()
+            return self.begin()
+        except BaseException as error:
+            await self.interrupted(error)
+            raise
+
+    async def step(self, begun: tuple[list[Any], int] | None = None) -> None:
+        """Run one superstep (``begun``: already begun by :meth:`begin_step`) and commit
+        it; on failure raise :class:`RunFailure` (the failed checkpoint saved, as a
+        cancelled one is on cancellation); a committed superstep renews the run's claim."""
+        try:
+            contexts, superstep = self.begin() if begun is None else begun
             inbox = self.state.inbox
             try:
                 if len(inbox) == 1:  # one invocation: inline in the caller's task (§3.5)
@@ -199,11 +213,16 @@ class Runner(Invocations):
         """After a superstep raised ``error``: a failure saves the failed checkpoint, a
         cancellation a cancelled one (both shielded), so the run stays resumable from
         the store. Anything else, or anything after :meth:`end`, saves nothing."""
-        if self._last is not None:
+        if self._last is not None or self._stopped:
             return
         if isinstance(error, RunFailure):
+            self._stopped = True
             await self.save(error.checkpoint)
-        elif isinstance(error, anyio.get_cancelled_exc_class()) and self.store is not None:
+        elif (
+            isinstance(error, (anyio.get_cancelled_exc_class(), GeneratorExit))
+            and self.store is not None
+        ):  # cancelled, or a stream closed by its reader before the run ended
+            self._stopped = True
             await self.save(self.checkpoint("cancelled"))
 
     def begin(self) -> tuple[list[Any], int]:
@@ -220,13 +239,46 @@ class Runner(Invocations):
             inbox.sort(key=lambda e: (nodes[e.target].index, e.key))
         contexts: list[Any] = [None] * len(inbox)
         self._done = contexts
-        if self._replayed:
-            self._replayed = set()
+        if self.keep_events:
+            self._announce(inbox, superstep)
         return contexts, superstep
 
-    async def commit(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
+    def _announce(self, inbox: Sequence[Envelope], superstep: int) -> None:
+        """Record the superstep's start and each invocation's, before any runs (a stream
+        delivers them then): ``ExecutorReplayed`` for work a failed superstep finished
+        (``_invoke`` replays the same ones), else ``ExecutorInvoked`` with the type the
+        message was sent as and the handler it goes to."""
+        events = self.events
+        events.append(superstep_started(superstep, len(inbox)))
+        finished = self.state.finished
+        done = {(d.executor_id, d.key) for d in finished.values()} if finished else ()
+        nodes = self.graph.nodes
+        names = self._type_names
+        for ordinal, env in enumerate(inbox):
+            if done and (env.target, env.key) in done:
+                events.append(ExecutorReplayed(env.target, superstep, ordinal, env.sources))
+                continue
+            spec = nodes[env.target].spec
+            entry = env.request
+            if entry is None:
+                found = spec.handler_for(env.message)
+                name = "" if found is None else found.name
+                declared = env.declared
+            else:
+                request = entry.request
+                answered = spec.response_handler(request.data, request.response_type)
+                name = "" if answered is None else answered.name
+                declared = request.response_type
+            if declared is None:
+                declared = type(env.message)
+            text = names.get(declared)
+            if text is None:
+                text = names[declared] = describe(declared)
+            events.append(executor_invoked(env.target, superstep, ordinal, env.sources, text, name))
+
+    async def commit(self, contexts: list[Any], superstep: int) -> None:
         """:meth:`record` the superstep, then :meth:`close_barrier`."""
-        self.record(contexts, superstep, announced=announced)
+        self.record(contexts, superstep)
         await self.close_barrier()
 
     async def close_barrier(self) -> None:
@@ -279,26 +331,14 @@ class Runner(Invocations):
         parent_id, self.parent_id = self.parent_id, checkpoint_id
         return writer.record(checkpoint_id, parent_id, state.superstep, "running", utc_now(), text)
 
-    def record(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
-        """Record the superstep's events and commit it at the barrier (``announced``:
-        its start and its one invocation were already recorded, as a live step does)."""
+    def record(self, contexts: list[Any], superstep: int) -> None:
+        """Record the superstep's events (its start and invocations were, by
+        :meth:`begin`) and commit it at the barrier."""
         state = self.state
         keep = self.keep_events
         events = self.events
         if keep:
-            if not announced:
-                events.append(superstep_started(superstep, len(contexts)))
-            replayed = self._replayed
             for ctx in contexts:
-                if not announced:
-                    if replayed and ctx.ordinal in replayed:
-                        events.append(
-                            ExecutorReplayed(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
-                        )
-                    else:
-                        events.append(
-                            executor_invoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
-                        )
                 events.extend(ctx._events)
                 events.append(
                     executor_completed(
@@ -475,7 +515,8 @@ class Runner(Invocations):
         if mode == "ignore":
             return
         text = (
-            f"a {describe(declared)} sent by {node.id!r} was taken by none of its edge groups "
+            f"{with_article(describe(declared))} sent by {node.id!r} was taken by none of its "
+            f"edge groups "
             f"(every condition was false)"
         )
         if mode == "error":

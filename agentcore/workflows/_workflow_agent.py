@@ -45,7 +45,7 @@ from agentcore.workflows._request_info import (
     RequestInfoArguments,
 )
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
-from agentcore.workflows._typeexpr import compatible, describe
+from agentcore.workflows._typeexpr import compatible, describe, with_article
 from agentcore.workflows._value import WorkflowCheckpoint
 from agentcore.workflows.protocols import CheckpointStore
 
@@ -102,7 +102,9 @@ def _messages_of(value: object) -> list[Message]:
     if isinstance(value, Sequence):
         items = cast("Sequence[object]", value)
         return [m for m in items if isinstance(m, Message)]
-    raise TypeError(f"a workflow agent cannot turn a {type(value).__qualname__} into messages")
+    raise TypeError(
+        f"a workflow agent cannot turn {with_article(type(value).__qualname__)} into messages"
+    )
 
 
 def _with_ids(messages: list[Message], ids: IdSource | None) -> list[Message]:
