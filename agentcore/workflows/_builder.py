@@ -36,6 +36,7 @@ from agentcore.workflows._durability import CLAIM_TTL, check_durability
 from agentcore.workflows._edges import Group
 from agentcore.workflows._graph import Graph, Node, RetryPolicy, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
+from agentcore.workflows._storable import unstorable
 from agentcore.workflows._stores import SqliteCheckpointStore
 from agentcore.workflows._typeexpr import compatible, describe, members
 from agentcore.workflows._workflow import Workflow
@@ -418,6 +419,11 @@ class WorkflowBuilder(Generic[InT, OutT]):
         problems += self._check_io(outputs)
         if problems:
             raise WorkflowBuildError(problems)
+        registry = self._registry()
+        if self._store is not None:  # its runs save every barrier: refuse what never could
+            problems += unstorable(registry.keys())
+            if problems:
+                raise WorkflowBuildError(problems)
         for cycle in check.cycles_without_output(outputs):
             warnings.warn(
                 f"the cycle {' -> '.join(cycle)} can never reach a final output: no executor "
@@ -444,7 +450,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
                 self._max_supersteps,
                 self._max_concurrency,
                 self._dead_letters,
-                self._registry(),
+                registry,
                 self._store,
                 self._durability,
                 self._claim_ttl,

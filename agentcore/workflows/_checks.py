@@ -19,6 +19,7 @@ nothing large is hashed or compared.
 from __future__ import annotations
 
 import itertools
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -337,7 +338,7 @@ class GraphCheck:
             if len(carried) < 2:
                 continue
             target = g.targets[0]
-            joined = tuple[union_of(carried), ...]  # type: ignore[valid-type]  # built at run time
+            joined = types.GenericAlias(tuple, (union_of(carried), ...))  # tuple[A | B, ...]
             if not self.specs[target].accepts(joined):
                 self.problems.append(
                     f"fan-in into {target!r}: the join delivers a {describe(joined)}, but no "

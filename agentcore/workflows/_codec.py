@@ -360,9 +360,9 @@ def encode_pending_write(registry: TypeRegistry, ordinal: int, done: Finished) -
     has no stored type: that invocation simply runs again on resume)."""
     try:
         item = _encode_finished(registry, ordinal, done)
-    except CheckpointError:
+        return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (CheckpointError, TypeError, ValueError):  # the barrier names the executor
         return None
-    return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 def decode_pending_write(registry: TypeRegistry, payload: str) -> tuple[int, Finished]:

@@ -59,6 +59,7 @@ from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunStat
 from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows._value import utc_now
 from agentcore.workflows.errors import (
+    CheckpointError,
     WorkflowStalledError,
     WorkflowTypeError,
 )
@@ -417,6 +418,8 @@ class Runner(Invocations):
         appended: dict[str, list[Buffered]] = {}
         new_requests: list[PendingEntry] = []
         try:
+            if self.store is not None:
+                self._check_storable(contexts)
             shared = merge_shared(contexts, graph, state.shared)
             delivered, dropped = route(
                 contexts,
@@ -501,6 +504,41 @@ class Runner(Invocations):
                 events.extend(record for record, _ in deliveries)
         if self.keep_events:
             events.append(superstep_completed(superstep, delivered, dropped))
+
+    def _check_storable(self, contexts: Sequence[WorkflowContext[Any, Any]]) -> None:
+        """Before the barrier commits: every message, request and state the superstep
+        staged must go into the checkpoint its store saves. One that cannot fails the
+        superstep as its executor's failure (``Failed``), and the invocations holding
+        one are left out of the failed checkpoint's pending writes, so it saves and they
+        run again on resume. The messages are encoded once: the barrier's record reuses
+        the text (``RecordWriter.message``)."""
+        writer = self.writer()
+        first: tuple[Node, int, Exception] | None = None
+        for ctx in contexts:
+            try:
+                what = "a message"
+                for message, declared, _ in ctx._sends:
+                    writer.message(message, declared)
+                what = "a request"
+                for request, _ in ctx._requests:
+                    writer.value(request.data, None)
+                what = "its state"
+                if ctx._state_set and ctx._state is not None:
+                    writer.value(ctx._state, type(ctx._state))
+            except (CheckpointError, TypeError, ValueError) as exc:
+                if self._done is not None:
+                    self._done[ctx.ordinal] = None
+                if first is None:
+                    error = CheckpointError(
+                        f"{ctx.executor_id!r} staged {what} that cannot be stored in a "
+                        f"checkpoint: {exc}. Use values the checkpoint converter knows "
+                        f"(attrs classes, dataclasses, str, int, float, bool, bytes, "
+                        f"tuples, mappings, datetime, date, time, timedelta, UUID, Decimal, "
+                        f"enums, paths), or teach agentcore.serialization.converter the type"
+                    )
+                    first = (self.graph.nodes[ctx.executor_id], ctx.ordinal, error)
+        if first is not None:
+            raise Failed(*first)
 
     def _notify(self, deliveries: Sequence[tuple[EdgeDelivery, Any]]) -> None:
         for hook in self._delivery_hooks:
