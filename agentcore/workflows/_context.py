@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, cast
 from typing_extensions import Never, TypeVar
 
 from agentcore._types.usage import Usage
-from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._events import ExecutorEvent, IntermediateOutput
 from agentcore.workflows._ids import NO_DEPS, IdSource
 from agentcore.workflows._requests import (
     GENERATED_PREFIX,
@@ -33,7 +33,7 @@ from agentcore.workflows.errors import WorkflowTypeError
 if TYPE_CHECKING:
     from agentcore.workflows._subtypes import SubWorkflowResponse
 
-__all__ = ["SharedState", "WorkflowContext"]
+__all__ = ["ChildOutput", "SharedState", "WorkflowContext"]
 
 SendT = TypeVar("SendT", default=Never)
 YieldT = TypeVar("YieldT", default=Never)
@@ -150,6 +150,21 @@ class SharedState:
 
 
 _DELETED: Any = type("_Deleted", (), {"__repr__": lambda self: "<deleted>"})()
+
+
+class ChildOutput:
+    """A sub-workflow's intermediate output, staged by its node among the node's own
+    outputs (a node yields nothing else): the barrier commits ``event`` (attributed
+    ``node/executor``) to the run's intermediate outputs and events, the same object a
+    stream may have delivered live."""
+
+    __slots__ = ("event",)
+
+    def __init__(self, event: IntermediateOutput) -> None:
+        self.event = event
+
+    def __repr__(self) -> str:
+        return f"ChildOutput({self.event!r})"
 
 
 class WorkflowContext(Generic[SendT, YieldT, DepsT]):
@@ -307,16 +322,27 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         else:
             self._outputs = [value]
 
+    def _stage_event(self, event: ExecutorEvent) -> None:
+        """Stage ``event`` in the run's events (delivered at the barrier)."""
+        if isinstance(self._events, list):
+            self._events.append(event)
+        else:
+            self._events = [event]
+
+    def _stage_child_output(self, event: IntermediateOutput) -> None:
+        """Stage a sub-workflow's intermediate output (``ChildOutput``)."""
+        if isinstance(self._outputs, list):
+            self._outputs.append(ChildOutput(event))
+        else:
+            self._outputs = [ChildOutput(event)]
+
     async def emit(self, data: Any, *, name: str = "custom") -> None:
         """Stage an :class:`ExecutorEvent` (source ``"executor"``); under ``open_run``
         it also reaches the consumer at once."""
         await self._emit(ExecutorEvent(self.executor_id, name, data))
 
     async def _emit(self, event: ExecutorEvent) -> None:
-        if isinstance(self._events, list):
-            self._events.append(event)
-        else:
-            self._events = [event]
+        self._stage_event(event)
         live = self._run.live
         if live is not None:
             await live(event)

@@ -83,10 +83,15 @@ async def stream_source(
     try:
         events = runner.events
         sent = 0
+        shown: set[int] = set()
+        """Updates a live form yielded that its superstep also records (a sub-workflow's
+        events): each reaches the reader once, when it happened."""
         while True:
             while sent < len(events):
-                yield events[sent]
+                if not shown or id(events[sent]) not in shown:
+                    yield events[sent]
                 sent += 1
+            shown.clear()
             if not runner.has_work:
                 break
             try:
@@ -105,6 +110,7 @@ async def stream_source(
                                 yield events[sent]
                                 sent += 1
                             yield update
+                            shown.add(id(update))
                     except BaseException as error:  # saved as Runner.step saves its own
                         await updates.aclose()
                         await runner.interrupted(error)

@@ -17,7 +17,7 @@ import anyio
 
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared, route
 from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
-from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._context import ChildOutput, WorkflowContext
 from agentcore.workflows._durability import (
     RunClaim,
     RunFailure,
@@ -473,7 +473,12 @@ class Runner(Invocations):
         output_events = self.keep_events or self.streaming
         for ctx in contexts:
             if ctx._outputs:
-                if nodes[ctx.executor_id].is_output:
+                if type(ctx._outputs[0]) is ChildOutput:  # a sub-workflow node's: only those
+                    for child in ctx._outputs:
+                        self.intermediate.append(child.event.data)
+                        if output_events:
+                            events.append(child.event)
+                elif nodes[ctx.executor_id].is_output:
                     self.outputs.extend(ctx._outputs)
                     if output_events:
                         events.extend(
