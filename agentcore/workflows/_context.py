@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, cast
 
 from typing_extensions import Never, TypeVar
 
+from agentcore._types.contents import FunctionApprovalRequestContent, UserInputRequestContent
 from agentcore._types.usage import Usage
 from agentcore.workflows._events import ExecutorEvent, IntermediateOutput
 from agentcore.workflows._ids import NO_DEPS, IdSource
@@ -93,6 +94,13 @@ def _address(message: object) -> str | None:
         answer: SubWorkflowResponse[Any] = cast("Any", message)
         return answer.executor_id
     return None
+
+
+_QUESTIONS: tuple[type[Any], ...] = (
+    FunctionApprovalRequestContent,
+    UserInputRequestContent,
+)
+"""The kernel's request contents: a request of one is named by the content's id."""
 
 
 class SharedState:
@@ -365,7 +373,12 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     # -- requests ------------------------------------------------------------------------
 
     async def request(
-        self, data: ReqT, response_type: type[RespT], *, context: Any = None
+        self,
+        data: ReqT,
+        response_type: type[RespT],
+        *,
+        context: Any = None,
+        request_id: str | None = None,
     ) -> PendingRequest[ReqT, RespT]:
         """Ask the outside for a ``response_type``. The handler continues and returns;
         the answer goes to this executor's response handler for the pair.
@@ -373,8 +386,15 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         Raises :class:`WorkflowTypeError` at once unless this executor has a response
         handler for ``(type(data), response_type)``. ``context`` (a JSON value) is kept
         with the request and handed back to the response handler as ``request_context``.
+
+        ``request_id`` names the request (an approval or user-input request content is
+        named by its own ``id`` unless given one), so the question keeps one id up to
+        the caller, through a workflow agent too; the run gives it another only when a
+        pending request already has that id. Left out, the run names it.
         """
-        return self._stage_request(data, response_type, context, None)
+        if request_id is None and isinstance(data, _QUESTIONS):
+            request_id = cast("Any", data).id
+        return self._stage_request(data, response_type, context, request_id)
 
     def _stage_request(
         self, data: ReqT, response_type: type[RespT], context: Any, preferred: str | None
