@@ -261,6 +261,7 @@ class Runner(Invocations):
                 continue
             spec = nodes[env.target].spec
             entry = env.request
+            declared: Any
             if entry is None:
                 found = spec.handler_for(env.message)
                 name = "" if found is None else found.name
@@ -271,7 +272,7 @@ class Runner(Invocations):
                 name = "" if answered is None else answered.name
                 declared = request.response_type
             if declared is None:
-                declared = type(env.message)
+                declared = env.message.__class__
             text = names.get(declared)
             if text is None:
                 text = names[declared] = describe(declared)
@@ -520,16 +521,17 @@ class Runner(Invocations):
         writer = self.writer()
         first: tuple[Node, int, Exception] | None = None
         for ctx in contexts:
+            what = "a message"
             try:
-                what = "a message"
                 for message, declared, _ in ctx._sends:
                     writer.message(message, declared)
                 what = "a request"
                 for request, _ in ctx._requests:
                     writer.value(request.data, None)
                 what = "its state"
-                if ctx._state_set and ctx._state is not None:
-                    writer.value(ctx._state, type(ctx._state))
+                state: Any = ctx._state
+                if ctx._state_set and state is not None:
+                    writer.value(state, state.__class__)
             except (CheckpointError, TypeError, ValueError) as exc:
                 if self._done is not None:
                     self._done[ctx.ordinal] = None

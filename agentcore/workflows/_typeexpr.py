@@ -120,7 +120,8 @@ def conforms(value: object, tp: Any) -> bool:
             conforms(item, arg) for item, arg in zip(items, args, strict=True)
         )
     if isinstance(value, collections.abc.Mapping) and len(args) == 2:
-        return all(conforms(k, args[0]) and conforms(v, args[1]) for k, v in value.items())
+        mapping = cast("collections.abc.Mapping[object, object]", value)
+        return all(conforms(k, args[0]) and conforms(v, args[1]) for k, v in mapping.items())
     if isinstance(value, collections.abc.Collection) and len(args) == 1:
         return all(conforms(item, args[0]) for item in cast("Iterable[Any]", value))
     return True

@@ -145,7 +145,8 @@ def boxed(store: CheckpointStore | None = None) -> Workflow[str, str]:
 
 async def run(workflow: Workflow[Any, Any], stream: bool, **kwargs: Any) -> WorkflowRunResult[Any]:
     if not stream:
-        return await workflow.run(**kwargs)
+        result: WorkflowRunResult[Any] = await workflow.run(**kwargs)
+        return result
     live = workflow.run(stream=True, **kwargs)
     async for _ in live:
         pass

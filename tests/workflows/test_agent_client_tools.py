@@ -75,7 +75,8 @@ def flow(history: bool) -> tuple[Workflow[str, str], ScriptedChatClient]:
 
 async def run(workflow: Workflow[Any, str], stream: bool, **kwargs: Any) -> WorkflowRunResult[str]:
     if not stream:
-        return await workflow.run(**kwargs)
+        result: WorkflowRunResult[str] = await workflow.run(**kwargs)
+        return result
     live = workflow.run(stream=True, **kwargs)
     async for _ in live:
         pass
