@@ -35,6 +35,7 @@ class Invocations:
     """What a run needs to run its invocations (:class:`Runner` is the rest)."""
 
     __slots__ = (
+        "_handlers",
         "_pending_writes",
         "durable",
         "graph",
@@ -56,6 +57,9 @@ class Invocations:
     """Durability "sync": barrier checkpoints and pending writes."""
     live: Callable[[ExecutorEvent], Awaitable[None]] | None
     """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
+    _handlers: list[HandlerSpec | None] | None
+    """The current superstep's message handlers by ordinal, as announced (``None``: not
+    resolved there, an answer or a replay), so an invocation does not look twice."""
     _pending_writes: tuple[SupportsPendingWrites, str] | None
     """Where the current superstep's finished invocations are saved as they finish:
     the store and the checkpoint the superstep started from."""
@@ -141,7 +145,10 @@ class Invocations:
                 )
             handler = response_spec.handler
         else:
-            found = node.spec.handler_for(env.message)
+            handlers = self._handlers
+            found = None if handlers is None else handlers[ordinal]
+            if found is None:
+                found = node.spec.handler_for(env.message)
             if found is None:
                 raise Failed(
                     node,

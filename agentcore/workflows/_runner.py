@@ -55,6 +55,7 @@ from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._invoke import Invocations
 from agentcore.workflows._requests import GENERATED_PREFIX, unique_request
 from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._spec import HandlerSpec
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
 from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows._value import utc_now
@@ -66,6 +67,10 @@ from agentcore.workflows.errors import (
 from agentcore.workflows.protocols import CheckpointStore
 
 __all__ = ["Runner"]
+
+_TYPE_NAMES: dict[Any, str] = {}
+"""``describe`` of the types invocations were sent as (``ExecutorInvoked.message_type``):
+declared types live as long as their definitions, so this holds a few per program."""
 
 if TYPE_CHECKING:
     import logging
@@ -103,7 +108,6 @@ class Runner(Invocations):
         "_recording",
         "_steps",
         "_stopped",
-        "_type_names",
         "_writer",
         "claim",
         "events",
@@ -148,8 +152,7 @@ class Runner(Invocations):
         or cancelled checkpoint can keep what finished as pending writes."""
         self._stopped = False
         """Whether an interruption saved the run's failed or cancelled checkpoint."""
-        self._type_names: dict[Any, str] = {}
-        """``describe`` of the types invocations were sent as (``ExecutorInvoked``)."""
+        self._handlers = None
         self._pending_writes = None
         self._last: WorkflowCheckpoint | None = None
         """The run's last checkpoint (paused or completed) once it is written."""
@@ -240,6 +243,7 @@ class Runner(Invocations):
             inbox.sort(key=lambda e: (nodes[e.target].index, e.key))
         contexts: list[Any] = [None] * len(inbox)
         self._done = contexts
+        self._handlers = None
         if self.keep_events:
             self._announce(inbox, superstep)
         return contexts, superstep
@@ -254,7 +258,9 @@ class Runner(Invocations):
         finished = self.state.finished
         done = {(d.executor_id, d.key) for d in finished.values()} if finished else ()
         nodes = self.graph.nodes
-        names = self._type_names
+        names = _TYPE_NAMES
+        handlers: list[HandlerSpec | None] = [None] * len(inbox)
+        self._handlers = handlers
         for ordinal, env in enumerate(inbox):
             if done and (env.target, env.key) in done:
                 events.append(ExecutorReplayed(env.target, superstep, ordinal, env.sources))
@@ -263,7 +269,7 @@ class Runner(Invocations):
             entry = env.request
             declared: Any
             if entry is None:
-                found = spec.handler_for(env.message)
+                found = handlers[ordinal] = spec.handler_for(env.message)
                 name = "" if found is None else found.name
                 declared = env.declared
             else:
@@ -275,7 +281,7 @@ class Runner(Invocations):
                 declared = env.message.__class__
             text = names.get(declared)
             if text is None:
-                text = names[declared] = describe(declared)
+                text = names[declared] = describe(declared)  # once per type, per process
             events.append(executor_invoked(env.target, superstep, ordinal, env.sources, text, name))
 
     async def commit(self, contexts: list[Any], superstep: int) -> None:

@@ -31,6 +31,7 @@ from agentcore.workflows._decorators import (
     handler,
     response_handler,
 )
+from agentcore.workflows._overlaps import refuse_duplicates
 from agentcore.workflows._reads import Body, Read, lookup, remember
 from agentcore.workflows._typeexpr import (
     class_decides,
@@ -41,7 +42,6 @@ from agentcore.workflows._typeexpr import (
     matches,
     members,
     most_specific,
-    overlaps,
     union_of,
 )
 from agentcore.workflows.errors import WorkflowBuildError
@@ -522,62 +522,6 @@ def _response_spec(fn: Callable[..., Any], owner: str, explicit: Explicit) -> Re
     return ResponseSpec(name, fn, request, response, as_handler)
 
 
-def _duplicates(
-    owner: str, handlers: Sequence[HandlerSpec], responses: Sequence[ResponseSpec]
-) -> None:
-    problems: list[str] = []
-    seen: dict[Any, str] = {}
-    for h in handlers:
-        for tp in h.inputs:
-            if tp in seen:
-                problems.append(
-                    f"{owner} has two handlers for {describe(tp)}: {seen[tp]}, {h.name}; "
-                    f"keep one (or merge them into one handler for a union)"
-                )
-            seen[tp] = h.name
-    for i, h in enumerate(handlers):
-        for other in handlers[i + 1 :]:
-            problems.extend(
-                f"{owner} has two handlers that would both take some "
-                f"{describe(a)} / {describe(b)} value: {h.name}, {other.name}; neither type "
-                f"is narrower than the other, so make them disjoint (or one narrower)"
-                for a in h.inputs
-                for b in other.inputs
-                if a != b and overlaps(a, b) and not compatible(a, b) and not compatible(b, a)
-            )
-    pairs: dict[tuple[Any, Any], str] = {}
-    for r in responses:
-        pair = (r.request, r.response)
-        if pair in pairs:
-            problems.append(
-                f"{owner} has two response handlers for ({describe(r.request)}, "
-                f"{describe(r.response)}): {pairs[pair].rsplit('.', 1)[-1]}, "
-                f"{r.name.rsplit('.', 1)[-1]}; keep one"
-            )
-        pairs[pair] = r.name
-    for i, r in enumerate(responses):
-        for o in responses[i + 1 :]:
-            if (
-                (r.request, r.response) != (o.request, o.response)
-                and overlaps(r.request, o.request)
-                and overlaps(r.response, o.response)
-                and not _narrower(r, o)
-                and not _narrower(o, r)
-            ):
-                problems.append(
-                    f"{owner} has two response handlers that would both answer some "
-                    f"requests: ({describe(r.request)}, {describe(r.response)}) and "
-                    f"({describe(o.request)}, {describe(o.response)}) ({r.name}, {o.name}); "
-                    f"neither pair is narrower, so make them disjoint (or one narrower)"
-                )
-    if problems:
-        raise WorkflowBuildError(problems)
-
-
-def _narrower(r: ResponseSpec, o: ResponseSpec) -> bool:
-    return compatible(r.request, o.request) and compatible(r.response, o.response)
-
-
 def _declared_types(obj: object, fn: Callable[..., Any]) -> Explicit | None:
     """Explicit ``input_types`` / ``output_types`` / ``yield_types`` attributes."""
     names = ("input_types", "output_types", "yield_types")
@@ -654,5 +598,5 @@ def read_executor(
         for request, response, sends in forwarded:
             explicit = Explicit(request=request, response=response, output=sends)
             responses.append(_response_spec(answer, owner, explicit))
-    _duplicates(owner, handlers, responses)
+    refuse_duplicates(owner, handlers, responses)
     return ExecutorSpec(ident, obj, tuple(handlers), tuple(responses), state)

@@ -135,3 +135,20 @@ async def test_messages_use_an_before_a_vowel() -> None:
     workflow: Workflow[Any, str] = WorkflowBuilder(echo, name="echo").build()
     with pytest.raises(TypeError, match="accepts str, not an int"):
         await workflow.run(1)
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("int", "an int"),
+        ("str", "a str"),
+        ("Order", "an Order"),
+        ("UUID", "a UUID"),
+        ("UserInputRequestContent", "a UserInputRequestContent"),
+        ("Item", "an Item"),
+    ],
+)
+def test_the_article_follows_the_sound(name: str, said: str) -> None:
+    from agentcore.workflows._typeexpr import with_article
+
+    assert with_article(name) == said
