@@ -149,6 +149,89 @@ converter.register_structure_hook(bytes, _structure_bytes)
 converter.register_structure_hook_func(_is_literal, _structure_literal)
 
 
+# -- dates, times, durations, UUIDs, decimals and paths: exact JSON text --------------
+# What a tool result already becomes (``_loop/tool_calls``), now also read back: ISO 8601
+# for dates and times, ``P<days>DT<seconds>[.<micro>]S`` for a duration (``timedelta``'s
+# own normalized fields, so nothing is rounded), the canonical text of a UUID, a
+# decimal's own digits (``"1.10"`` stays ``1.10``) and a path's text (pure paths too).
+# Recognized by module and name, so ``import agentcore`` loads neither ``uuid`` nor
+# ``decimal``; reading asks for the exact class (a ``date`` is not read from a
+# datetime's text).
+
+_STDLIB_TEXT = {
+    ("datetime", "datetime"),
+    ("datetime", "date"),
+    ("datetime", "time"),
+    ("datetime", "timedelta"),
+    ("uuid", "UUID"),
+    ("decimal", "Decimal"),
+    ("pathlib", "PurePath"),
+}
+_PATHS = {"PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath"}
+_DURATION_SHAPE = "P<days>DT<seconds>[.<microseconds>]S"
+
+
+def _stdlib_base(tp: Any) -> tuple[str, str] | None:
+    if not isinstance(tp, type):
+        return None
+    for base in tp.__mro__:
+        key = (base.__module__, base.__qualname__)
+        if key in _STDLIB_TEXT:
+            return key
+    return None
+
+
+def _unstructure_stdlib(value: Any) -> str:
+    if _stdlib_base(type(value)) == ("datetime", "timedelta"):
+        micro = value.microseconds
+        fraction = f".{micro:06d}" if micro else ""
+        return f"P{value.days}DT{value.seconds}{fraction}S"
+    if hasattr(value, "isoformat"):
+        return str(value.isoformat())
+    return str(value)
+
+
+def _structure_stdlib(value: object, tp: Any) -> Any:
+    base = _stdlib_base(tp)
+    name = tp.__qualname__
+    if not isinstance(value, str):
+        raise SerializationError(f"expected {name} text, got {_type_name(value)}")
+    try:
+        if base == ("datetime", "timedelta"):
+            return _parse_duration(value, tp)
+        if base is not None and base[0] == "datetime":
+            return tp.fromisoformat(value)
+        return tp(value)
+    except (ValueError, ArithmeticError) as exc:
+        raise SerializationError(f"expected {name} text, got {value!r}: {exc}") from None
+
+
+def _parse_duration(text: str, tp: Any) -> Any:
+    if not (text.startswith("P") and "DT" in text and text.endswith("S")):
+        raise ValueError(f"not of the form {_DURATION_SHAPE}")
+    days, _, rest = text[1:-1].partition("DT")
+    seconds, _, micro = rest.partition(".")
+    if not seconds.isdigit() or (micro and not (micro.isdigit() and len(micro) == 6)):
+        raise ValueError(f"not of the form {_DURATION_SHAPE}")
+    return tp(days=int(days), seconds=int(seconds), microseconds=int(micro or 0))
+
+
+def _is_stdlib_text(tp: Any) -> bool:
+    return _stdlib_base(tp) is not None
+
+
+def _is_stdlib_exact(tp: Any) -> bool:
+    if not isinstance(tp, type):
+        return False
+    if tp.__module__ == "pathlib":
+        return tp.__qualname__ in _PATHS
+    return (tp.__module__, tp.__qualname__) in _STDLIB_TEXT
+
+
+converter.register_unstructure_hook_func(_is_stdlib_text, _unstructure_stdlib)
+converter.register_structure_hook_func(_is_stdlib_exact, _structure_stdlib)
+
+
 # -- tagged unions: contents by ``type``, hosted tools by ``kind`` --------------------
 
 

@@ -24,6 +24,8 @@ from agentcore._sessions.session import AgentSession
 from agentcore._types.contents import (
     FunctionApprovalRequestContent,
     FunctionApprovalResponseContent,
+    FunctionCallContent,
+    FunctionResultContent,
     UserInputRequestContent,
     UserInputResponseContent,
 )
@@ -34,6 +36,7 @@ from agentcore.workflows._context import WorkflowContext
 from agentcore.workflows._decorators import response_handler
 from agentcore.workflows._events import ExecutorEvent
 from agentcore.workflows._ids import NO_DEPS, IdSource
+from agentcore.workflows._typeexpr import with_article
 from agentcore.workflows.errors import WorkflowTypeError
 
 __all__ = [
@@ -257,6 +260,54 @@ class AgentExecutor:
         """A user's answer for the agent's paused run (see :meth:`_resume`)."""
         await self._resume(request, answer, ctx)
 
+    @response_handler(
+        request=FunctionCallContent,
+        response=FunctionResultContent,
+        output=AgentTurn,
+        yields=AgentResponse,
+    )
+    async def on_function_result(
+        self, call: FunctionCallContent, result: FunctionResultContent, ctx: AgentCtx
+    ) -> None:
+        """The caller's result for a call the agent left to it (a tool in
+        ``additional_tools``); once every such call of the turn has one, the agent goes
+        on with them in the same session."""
+        if result.call_id != call.call_id:
+            raise WorkflowTypeError(
+                f"{self._id!r} was given the result of call {result.call_id!r} for its call "
+                f"{call.call_id!r} ({call.name}); answer with "
+                f"pending.create_response(FunctionResultContent(pending.data.call_id, ...))"
+            )
+        context = cast("dict[str, Any]", ctx.request_context)
+        pause: str = context["pause"]
+        ids: list[str] = context["ids"]
+        kept = (ctx.get_state(AgentPauses) or AgentPauses()).answers
+        mine = {r.call_id: r for r in (_read_result(t) for p, t in kept if p == pause)}
+        mine[result.call_id] = result
+        others = tuple((p, text) for p, text in kept if p != pause)
+        if len(mine) < len(ids):
+            kept_now = tuple((pause, _write_answer(r)) for r in mine.values())
+            ctx.set_state(AgentPauses((*others, *kept_now)))
+            return
+        if kept:
+            ctx.set_state(AgentPauses(others))
+        from agentcore.serialization import from_json, structure
+
+        session = from_json(context["session"], AgentSession)
+        inputs = tuple(structure(context["inputs"], list[Message]))
+        answered = tuple(structure(context["answered"], list[Message]))
+        results = Message("tool", [mine[i] for i in ids])
+        # an agent that keeps the conversation (a history store, or a service's) has the
+        # turn that made the calls: it gets the results alone; any other gets it again
+        remembers = getattr(self._agent, "history", None) is not None or bool(
+            session.service_conversation_id
+        )
+        again = () if remembers else (*inputs, *answered)
+        with calling_agent(ctx._id_source()):
+            running = self._runner.run([*again, results], session=session, **self._deps(ctx))
+        response = await running
+        await self._commit((*inputs, *answered, results), response, ctx, session)
+
     async def _resume(
         self,
         request: FunctionApprovalRequestContent | UserInputRequestContent,
@@ -332,6 +383,22 @@ class AgentExecutor:
                 else:
                     ctx._stage_request(p, UserInputResponseContent, context, p.id)
             return
+        calls = _left_to_caller(response)
+        if calls:
+            # calls to tools the agent only declared (additional_tools) pause the workflow
+            # as requests answered with a FunctionResultContent, named by their call ids
+            from agentcore.serialization import to_json, unstructure
+
+            context = {
+                "pause": calls[0].call_id,
+                "ids": [c.call_id for c in calls],
+                "session": to_json(session),
+                "inputs": unstructure(list(inputs)),
+                "answered": unstructure(list(response.messages)),
+            }
+            for call in calls:
+                ctx._stage_request(call, FunctionResultContent, context, call.call_id)
+            return
         await ctx.yield_output(response)
         if ctx._node.reachable:  # an agent at the end of a graph sends nothing
             turn = AgentTurn(self._id, response, (*inputs, *response.messages), len(inputs))
@@ -355,7 +422,7 @@ def check_answer(executor_id: str, request: Question, answer: Answer) -> None:
         or not isinstance(answer, kind)
     ):
         raise WorkflowTypeError(
-            f"{executor_id!r} was given a {type(answer).__name__} for {answer.id!r} "
+            f"{executor_id!r} was given {with_article(type(answer).__name__)} for {answer.id!r} "
             f"({answer.function_call.name}) to its request {request.id!r} "
             f"({request.function_call.name}); answer with "
             f"pending.create_response(pending.data.create_response(...))"
@@ -390,6 +457,29 @@ def _renamed(
     return tuple(renamed[p.id] for p in pauses)
 
 
+def _left_to_caller(response: AgentResponse[Any]) -> tuple[FunctionCallContent, ...]:
+    """The function calls of ``response`` it holds no result for: calls the agent's loop
+    left to its caller (tools declared in ``additional_tools``)."""
+    results = {
+        c.call_id
+        for m in response.messages
+        for c in m.contents
+        if isinstance(c, FunctionResultContent)
+    }
+    return tuple(
+        c
+        for m in response.messages
+        for c in m.contents
+        if isinstance(c, FunctionCallContent) and c.call_id not in results
+    )
+
+
+def _read_result(text: str) -> FunctionResultContent:
+    from agentcore.serialization import structure
+
+    return structure(json.loads(text), FunctionResultContent)
+
+
 def _read_answer(text: str) -> Answer:
     """An answer kept in :class:`AgentPauses`, read back by its content tag."""
     from agentcore.serialization import structure
@@ -400,7 +490,7 @@ def _read_answer(text: str) -> Answer:
     return structure(data, UserInputResponseContent)
 
 
-def _write_answer(answer: Answer) -> str:
+def _write_answer(answer: Answer | FunctionResultContent) -> str:
     from agentcore.serialization import unstructure
 
     return json.dumps(unstructure(answer))

@@ -12,7 +12,9 @@ freezes; the graph checks themselves live in ``_checks``.
 from __future__ import annotations
 
 import itertools
+import json
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal
 
@@ -34,10 +36,11 @@ from agentcore.workflows._durability import CLAIM_TTL, check_durability
 from agentcore.workflows._edges import Group
 from agentcore.workflows._graph import Graph, Node, RetryPolicy, SharedKey
 from agentcore.workflows._spec import ExecutorSpec, read_executor
+from agentcore.workflows._storable import unstorable
 from agentcore.workflows._stores import SqliteCheckpointStore
 from agentcore.workflows._typeexpr import compatible, describe, members
 from agentcore.workflows._workflow import Workflow
-from agentcore.workflows.errors import WorkflowBuildError
+from agentcore.workflows.errors import WorkflowBuildError, WorkflowBuildWarning
 from agentcore.workflows.protocols import CheckpointStore
 
 if TYPE_CHECKING:
@@ -226,7 +229,16 @@ class WorkflowBuilder(Generic[InT, OutT]):
     def add_shared(
         self, key: str, *, initial: Any = None, merge: Callable[[Any, Any], Any] | None = None
     ) -> Self:
-        """Declare a shared-state key; ``merge(old, new)`` folds writes of one superstep."""
+        """Declare a shared-state key. Reads see ``initial`` until a write (and after a
+        delete); ``merge(old, new)`` folds the writes of one superstep, starting from
+        ``initial``. ``initial`` must be a JSON value, as every write is."""
+        try:
+            json.dumps(initial, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"the initial value of shared key {key!r} must be a JSON value (dicts, lists, "
+                f"strings, numbers, booleans, None): {exc}"
+            ) from None
         self._shared[key] = SharedKey(initial, merge)
         return self
 
@@ -407,6 +419,20 @@ class WorkflowBuilder(Generic[InT, OutT]):
         problems += self._check_io(outputs)
         if problems:
             raise WorkflowBuildError(problems)
+        registry = self._registry()
+        if self._store is not None:  # its runs save every barrier: refuse what never could
+            problems += unstorable(registry.keys())
+            if problems:
+                raise WorkflowBuildError(problems)
+        for cycle in check.cycles_without_output(outputs):
+            warnings.warn(
+                f"the cycle {' -> '.join(cycle)} can never reach a final output: no executor "
+                f"in it or after it yields one (outputs come from "
+                f"{', '.join(outputs) or 'nothing'}); add an edge out of the loop to an "
+                f"executor that yields, or name one with outputs_from",
+                WorkflowBuildWarning,
+                stacklevel=2,
+            )
         return Workflow(
             Graph(
                 self._name,
@@ -424,7 +450,7 @@ class WorkflowBuilder(Generic[InT, OutT]):
                 self._max_supersteps,
                 self._max_concurrency,
                 self._dead_letters,
-                self._registry(),
+                registry,
                 self._store,
                 self._durability,
                 self._claim_ttl,

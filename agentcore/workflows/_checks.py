@@ -19,6 +19,7 @@ nothing large is hashed or compared.
 from __future__ import annotations
 
 import itertools
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from agentcore.workflows._typeexpr import (
     element_type,
     mutable_reason,
     runtime_class,
+    union_of,
 )
 
 __all__ = ["GraphCheck"]
@@ -74,6 +76,7 @@ class GraphCheck:
         self._check_pairs()
         self._check_reachable()
         self._check_types()
+        self._check_fan_in_joins()
         self._check_switches()
 
     def fan_in_regions(self) -> tuple[FanIn, ...]:
@@ -311,6 +314,107 @@ class GraphCheck:
             f"{sent} that {source!r} sends; it accepts "
             f"{' | '.join(describe(x) for x in inputs)}"
         )
+
+    def _check_fan_in_joins(self) -> None:
+        """A fan-in delivers one tuple of everything its sources sent it, so its target
+        needs one handler taking the union of those types (a handler per branch type
+        would receive the other branches' values too). Sources that route alike share
+        one route table, which is read once."""
+        for g in self.groups:
+            if g.kind != "fan_in":
+                continue
+            carried: list[Any] = []
+            tables: set[int] = set()
+            for s in g.sources:
+                table = self.routes.get(s, {})
+                if id(table) in tables:
+                    continue
+                tables.add(id(table))
+                for tp, route in table.items():
+                    if tp not in carried and any(
+                        grp is g and any(accepts) for grp, accepts in route
+                    ):
+                        carried.append(tp)
+            if len(carried) < 2:
+                continue
+            target = g.targets[0]
+            joined = types.GenericAlias(tuple, (union_of(carried), ...))  # tuple[A | B, ...]
+            if not self.specs[target].accepts(joined):
+                self.problems.append(
+                    f"fan-in into {target!r}: the join delivers a {describe(joined)}, but no "
+                    f"one handler of {target!r} takes it (it accepts "
+                    f"{' | '.join(describe(x) for x in self.specs[target].inputs)}); give it a "
+                    f"handler for Sequence[{describe(union_of(carried))}]"
+                )
+
+    def cycles_without_output(self, outputs: Sequence[str]) -> list[tuple[str, ...]]:
+        """The cycles (strongly connected executors, in commit order) from which no
+        executor of ``outputs`` that yields can be reached: a run that enters one loops
+        or stops without a final output. Linear: one search for the components
+        (Tarjan's, without recursion) and one reverse search from the outputs."""
+        incoming = self.incoming
+        alive = {i for i in outputs if self.specs[i].yields}
+        todo = list(alive)
+        while todo:
+            for g in incoming.get(todo.pop(), _NO_GROUPS):
+                for s in g.sources:
+                    if s not in alive:
+                        alive.add(s)
+                        todo.append(s)
+        dead: list[tuple[str, ...]] = []
+        for component in self._components():
+            if alive.isdisjoint(component):
+                dead.append(tuple(i for i in self.specs if i in component))
+        return dead
+
+    def _components(self) -> list[set[str]]:
+        """Strongly connected components with a cycle in them (Tarjan's algorithm)."""
+        outgoing = self.outgoing
+        successors: dict[str, list[str]] = {
+            ident: [t for g in outgoing.get(ident, _NO_GROUPS) for t in g.targets]
+            for ident in self.specs
+        }
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        stack: list[str] = []
+        on_stack: set[str] = set()
+        found: list[set[str]] = []
+        for root in self.specs:
+            if root in index:
+                continue
+            work: list[tuple[str, int]] = [(root, 0)]
+            index[root] = low[root] = len(index)
+            stack.append(root)
+            on_stack.add(root)
+            while work:
+                node, i = work[-1]
+                nexts = successors[node]
+                if i < len(nexts):
+                    work[-1] = (node, i + 1)
+                    nxt = nexts[i]
+                    if nxt not in index:
+                        index[nxt] = low[nxt] = len(index)
+                        stack.append(nxt)
+                        on_stack.add(nxt)
+                        work.append((nxt, 0))
+                    elif nxt in on_stack:
+                        low[node] = min(low[node], index[nxt])
+                    continue
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component: set[str] = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in successors[node]:
+                        found.append(component)
+        return found
 
     def _check_switches(self) -> None:
         for g in self.groups:

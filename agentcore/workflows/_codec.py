@@ -26,7 +26,7 @@ from agentcore.workflows._state import (
     PendingEntry,
     RunState,
 )
-from agentcore.workflows._typeexpr import members, runtime_class
+from agentcore.workflows._typeexpr import members, runtime_class, with_article
 from agentcore.workflows.errors import CheckpointError, WorkflowBuildError
 
 if TYPE_CHECKING:
@@ -125,7 +125,8 @@ class TypeRegistry:
             if key is not None:
                 return key
         raise CheckpointError(
-            f"cannot store a {type(value).__qualname__}: the workflow does not know its type; "
+            f"cannot store {with_article(type(value).__qualname__)}: the workflow does not know "
+            f"its type; "
             f"declare it on an executor or register it with builder.register_type(...)"
         )
 
@@ -359,9 +360,9 @@ def encode_pending_write(registry: TypeRegistry, ordinal: int, done: Finished) -
     has no stored type: that invocation simply runs again on resume)."""
     try:
         item = _encode_finished(registry, ordinal, done)
-    except CheckpointError:
+        return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (CheckpointError, TypeError, ValueError):  # the barrier names the executor
         return None
-    return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 def decode_pending_write(registry: TypeRegistry, payload: str) -> tuple[int, Finished]:

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, cast
 
 from typing_extensions import Never, TypeVar
 
+from agentcore._types.contents import FunctionApprovalRequestContent, UserInputRequestContent
 from agentcore._types.usage import Usage
-from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._events import ExecutorEvent, IntermediateOutput
 from agentcore.workflows._ids import NO_DEPS, IdSource
 from agentcore.workflows._requests import (
     GENERATED_PREFIX,
@@ -27,13 +28,13 @@ from agentcore.workflows._requests import (
     sub_workflow_messages,
 )
 from agentcore.workflows._state import Envelope, RunState
-from agentcore.workflows._typeexpr import describe
+from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows.errors import WorkflowTypeError
 
 if TYPE_CHECKING:
     from agentcore.workflows._subtypes import SubWorkflowResponse
 
-__all__ = ["SharedState", "WorkflowContext"]
+__all__ = ["ChildOutput", "SharedState", "WorkflowContext"]
 
 SendT = TypeVar("SendT", default=Never)
 YieldT = TypeVar("YieldT", default=Never)
@@ -95,6 +96,13 @@ def _address(message: object) -> str | None:
     return None
 
 
+_QUESTIONS: tuple[type[Any], ...] = (
+    FunctionApprovalRequestContent,
+    UserInputRequestContent,
+)
+"""The kernel's request contents: a request of one is named by the content's id."""
+
+
 class SharedState:
     """The run's shared key/value state: reads see the snapshot committed at the
     previous barrier (plus this invocation's own writes); writes are staged."""
@@ -118,13 +126,17 @@ class SharedState:
             )
 
     def get(self, key: str, default: Any = None) -> Any:
-        """The value committed at the previous barrier (or this invocation's own write)."""
+        """The value committed at the previous barrier (or this invocation's own write);
+        before any write and after a delete, the key's declared ``initial`` (``default``
+        when that is None)."""
         self._check(key)
         value = self._writes.get(key, _MISSING)
         if value is _MISSING:
             value = self._snapshot.get(key, _MISSING)
         if value is _MISSING or value is _DELETED:
-            return default
+            # never written (or deleted): the value it was declared with (add_shared(initial=))
+            initial = getattr(self._declared[key], "initial", None)
+            return default if initial is None else initial
         return value
 
     def set(self, key: str, value: Any) -> None:
@@ -146,6 +158,21 @@ class SharedState:
 
 
 _DELETED: Any = type("_Deleted", (), {"__repr__": lambda self: "<deleted>"})()
+
+
+class ChildOutput:
+    """A sub-workflow's intermediate output, staged by its node among the node's own
+    outputs (a node yields nothing else): the barrier commits ``event`` (attributed
+    ``node/executor``) to the run's intermediate outputs and events, the same object a
+    stream may have delivered live."""
+
+    __slots__ = ("event",)
+
+    def __init__(self, event: IntermediateOutput) -> None:
+        self.event = event
+
+    def __repr__(self) -> str:
+        return f"ChildOutput({self.event!r})"
 
 
 class WorkflowContext(Generic[SendT, YieldT, DepsT]):
@@ -276,7 +303,8 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         declared = self._handler.sent_type(message)
         if declared is None:
             raise WorkflowTypeError(
-                f"{self.executor_id!r} sent a {type(message).__qualname__}, but its handler "
+                f"{self.executor_id!r} sent {with_article(type(message).__qualname__)}, but its "
+                f"handler "
                 f"declares it sends {self._handler.describe_sends()}; declare the type in "
                 f"WorkflowContext[...] (or the return annotation), or send one of those"
             )
@@ -292,7 +320,8 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         """Stage a workflow output (final or intermediate, per ``outputs_from``)."""
         if not self._handler.may_yield(value):
             raise WorkflowTypeError(
-                f"{self.executor_id!r} yielded a {type(value).__qualname__}, but its handler "
+                f"{self.executor_id!r} yielded {with_article(type(value).__qualname__)}, but "
+                f"its handler "
                 f"declares it yields {self._handler.describe_yields()}; declare it as the "
                 f"second parameter of WorkflowContext[...]"
             )
@@ -301,16 +330,27 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         else:
             self._outputs = [value]
 
+    def _stage_event(self, event: ExecutorEvent) -> None:
+        """Stage ``event`` in the run's events (delivered at the barrier)."""
+        if isinstance(self._events, list):
+            self._events.append(event)
+        else:
+            self._events = [event]
+
+    def _stage_child_output(self, event: IntermediateOutput) -> None:
+        """Stage a sub-workflow's intermediate output (``ChildOutput``)."""
+        if isinstance(self._outputs, list):
+            self._outputs.append(ChildOutput(event))
+        else:
+            self._outputs = [ChildOutput(event)]
+
     async def emit(self, data: Any, *, name: str = "custom") -> None:
         """Stage an :class:`ExecutorEvent` (source ``"executor"``); under ``open_run``
         it also reaches the consumer at once."""
         await self._emit(ExecutorEvent(self.executor_id, name, data))
 
     async def _emit(self, event: ExecutorEvent) -> None:
-        if isinstance(self._events, list):
-            self._events.append(event)
-        else:
-            self._events = [event]
+        self._stage_event(event)
         live = self._run.live
         if live is not None:
             await live(event)
@@ -333,7 +373,12 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
     # -- requests ------------------------------------------------------------------------
 
     async def request(
-        self, data: ReqT, response_type: type[RespT], *, context: Any = None
+        self,
+        data: ReqT,
+        response_type: type[RespT],
+        *,
+        context: Any = None,
+        request_id: str | None = None,
     ) -> PendingRequest[ReqT, RespT]:
         """Ask the outside for a ``response_type``. The handler continues and returns;
         the answer goes to this executor's response handler for the pair.
@@ -341,8 +386,15 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         Raises :class:`WorkflowTypeError` at once unless this executor has a response
         handler for ``(type(data), response_type)``. ``context`` (a JSON value) is kept
         with the request and handed back to the response handler as ``request_context``.
+
+        ``request_id`` names the request (an approval or user-input request content is
+        named by its own ``id`` unless given one), so the question keeps one id up to
+        the caller, through a workflow agent too; the run gives it another only when a
+        pending request already has that id. Left out, the run names it.
         """
-        return self._stage_request(data, response_type, context, None)
+        if request_id is None and isinstance(data, _QUESTIONS):
+            request_id = cast("Any", data).id
+        return self._stage_request(data, response_type, context, request_id)
 
     def _stage_request(
         self, data: ReqT, response_type: type[RespT], context: Any, preferred: str | None
@@ -355,8 +407,9 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
         request returned here may be renamed there."""
         if self._node.spec.response_handler(data, response_type) is None:
             raise WorkflowTypeError(
-                f"{self.executor_id!r} requested a {describe(response_type)} for a "
-                f"{type(data).__qualname__}, but it has no response handler for that pair; "
+                f"{self.executor_id!r} requested {with_article(describe(response_type))} for "
+                f"{with_article(type(data).__qualname__)}, but it has no response handler for "
+                f"that pair; "
                 f"add a @response_handler taking ({type(data).__qualname__}, "
                 f"{describe(response_type)})"
             )
@@ -387,8 +440,8 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
             return None
         if not isinstance(state, cls):
             raise WorkflowTypeError(
-                f"{self.executor_id!r} holds a {type(state).__qualname__} state, not a "
-                f"{cls.__qualname__}"
+                f"{self.executor_id!r} holds {with_article(type(state).__qualname__)} state, not "
+                f"{with_article(cls.__qualname__)}"
             )
         return state
 
@@ -402,7 +455,8 @@ class WorkflowContext(Generic[SendT, YieldT, DepsT]):
             )
         if not isinstance(value, node.state_type):
             raise WorkflowTypeError(
-                f"{self.executor_id!r} state must be a {node.state_type.__qualname__}, got "
+                f"{self.executor_id!r} state must be "
+                f"{with_article(node.state_type.__qualname__)}, got "
                 f"{type(value).__qualname__}"
             )
         if node.max_concurrency > 1 and self.request_id is None:

@@ -83,24 +83,34 @@ async def stream_source(
     try:
         events = runner.events
         sent = 0
+        shown: set[int] = set()
+        """Updates a live form yielded that its superstep also records (a sub-workflow's
+        events): each reaches the reader once, when it happened."""
         while True:
             while sent < len(events):
-                yield events[sent]
+                if not shown or id(events[sent]) not in shown:
+                    yield events[sent]
                 sent += 1
+            shown.clear()
             if not runner.has_work:
                 break
             try:
                 live = live_invocation(runner)
+                begun = await runner.begin_step()
+                while sent < len(events):  # the superstep's start and its invocations'
+                    yield events[sent]
+                    sent += 1
                 if live is None:
-                    await runner.step()
+                    await runner.step(begun)
                 else:  # one invocation with a streaming form: its updates as they come
-                    updates = live_step(runner, *live)
+                    updates = live_step(runner, *live, begun)
                     try:
                         async for update in updates:
                             while sent < len(events):
                                 yield events[sent]
                                 sent += 1
                             yield update
+                            shown.add(id(update))
                     except BaseException as error:  # saved as Runner.step saves its own
                         await updates.aclose()
                         await runner.interrupted(error)
@@ -119,6 +129,9 @@ async def stream_source(
         while sent < len(events):
             yield events[sent]
             sent += 1
+    except GeneratorExit as closed:  # the reader closed the stream before the run ended:
+        await runner.interrupted(closed)  # a store keeps it cancelled, not running
+        raise
     finally:
         await release(runner)
 
@@ -171,7 +184,9 @@ async def open_live(
                     await flush()
                     if not runner.has_work:
                         break
-                    await runner.step()
+                    begun = await runner.begin_step()
+                    await flush()  # the superstep's start and its invocations', before they run
+                    await runner.step(begun)
                 await runner.finish()
                 await flush()
             except RunFailure as exc:
@@ -179,6 +194,9 @@ async def open_live(
                 for event in exc.events:
                     await send.send(event)
                 failure.append(exc.error)
+            except BaseException as exc:  # cancelled between supersteps too: a store
+                await runner.interrupted(exc)  # keeps the run cancelled, not running
+                raise
             finally:
                 await release(runner)
 

@@ -143,7 +143,10 @@ class SuperstepStarted:
 
 @attrs.frozen
 class ExecutorInvoked:
-    """A handler is about to run on one message (or one fan-in tuple)."""
+    """A handler is about to run on one message (or one fan-in tuple, or one answer):
+    ``message_type`` is the type it was sent as (``"tuple[Draft, ...]"``) and
+    ``handler`` the handler's name. ``run(stream=True)`` delivers it when the superstep
+    starts its invocations, before any of them finishes."""
 
     __repr__ = fields_repr
     __eq__ = fields_eq
@@ -153,6 +156,8 @@ class ExecutorInvoked:
     superstep: int
     ordinal: int
     sources: tuple[str, ...]
+    message_type: str = ""
+    handler: str = ""
     type: ClassVar[Literal["executor_invoked"]] = "executor_invoked"
     source: ClassVar[EventSource] = "framework"
 

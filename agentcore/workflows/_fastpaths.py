@@ -136,13 +136,20 @@ def superstep_completed(superstep: int, delivered: int, dropped: int) -> Superst
 
 
 def executor_invoked(
-    executor_id: str, superstep: int, ordinal: int, sources: tuple[str, ...]
+    executor_id: str,
+    superstep: int,
+    ordinal: int,
+    sources: tuple[str, ...],
+    message_type: str,
+    handler: str,
 ) -> ExecutorInvoked:
     event: Any = _ExecutorInvoked()
     event.executor_id = executor_id
     event.superstep = superstep
     event.ordinal = ordinal
     event.sources = sources
+    event.message_type = message_type
+    event.handler = handler
     event.__class__ = ExecutorInvoked
     return event  # type: ignore[no-any-return]  # an ExecutorInvoked now
 
@@ -312,7 +319,7 @@ class RecordWriter:
     ``tests/workflows/test_fastpaths.py`` and the property test of
     ``test_checkpoint_property.py`` compare both ways."""
 
-    __slots__ = ("_head", "_workflow", "registry", "run_id", "version", "workflow")
+    __slots__ = ("_head", "_texts", "_workflow", "registry", "run_id", "version", "workflow")
 
     def __init__(
         self, run_id: str, workflow: str, version: str | None, registry: TypeRegistry
@@ -325,6 +332,10 @@ class RecordWriter:
         self.workflow = workflow
         self.version = version
         self.registry = registry
+        self._texts: dict[int, tuple[object, object, str]] = {}
+        """Messages :meth:`message` wrote since the last state: (message, declared,
+        text) by the message's identity, so a message checked at the barrier (or sent
+        to many targets) is encoded once."""
         self._head = (
             f'{{"schema_version":{_SCHEMA_VERSION[0]},"kind":"WorkflowCheckpoint","data":'
             f'{{"format":{CHECKPOINT_FORMAT},"run_id":{_quote(run_id)},'
@@ -341,6 +352,7 @@ class RecordWriter:
         inbox = state.inbox
         if inbox:
             head = f'"inbox":[{",".join([self._envelope(env) for env in inbox])}],'
+            self._texts.clear()
         else:
             head = '"inbox":[],'
         buffers: Mapping[str, Sequence[Buffered]] = state.buffers
@@ -358,15 +370,30 @@ class RecordWriter:
             return head + encode_json(encode_parts(registry, state, buffers))[1:-1]
         return head + _NOTHING_AFTER_INBOX
 
+    def message(self, message: object, declared: object) -> str:
+        """The stored form of ``message`` sent as ``declared``, as JSON text (raises
+        what encoding it raises: ``CheckpointError``, ``TypeError``, ``ValueError``)."""
+        known = self._texts.get(id(message))
+        if known is not None and known[0] is message and known[1] is declared:
+            return known[2]
+        stored = self.registry.encode(message, declared)
+        value = stored["value"]
+        if len(stored) == 2 and type(value) is str:  # {"type": key, "value": text}
+            text = f'{{"type":{_quote(stored["type"])},"value":{_quote(value)}}}'
+        else:
+            text = encode_json(stored)
+        self._texts[id(message)] = (message, declared, text)
+        return text
+
+    def value(self, value: object, declared: object) -> None:
+        """Encode ``value`` as a checkpoint would (request data, executor state),
+        raising what that raises."""
+        encode_json(self.registry.encode(value, declared))
+
     def _envelope(self, env: Envelope) -> str:
         if env.request is not None:
             return encode_json(encode_envelope(self.registry, env))
-        message = self.registry.encode(env.message, env.declared)
-        value = message["value"]
-        if len(message) == 2 and type(value) is str:  # {"type": key, "value": text}
-            text = f'{{"type":{_quote(message["type"])},"value":{_quote(value)}}}'
-        else:
-            text = encode_json(message)
+        text = self.message(env.message, env.declared)
         a, b, c = env.key  # the engine's ints
         return (
             f'{{"target":{_quote(env.target)},"sources":[{",".join(map(_quote, env.sources))}],'

@@ -24,7 +24,7 @@ from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._replay import replayed_context
 from agentcore.workflows._spec import HandlerSpec
 from agentcore.workflows._state import Envelope, RunState
-from agentcore.workflows._typeexpr import describe
+from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows.errors import WorkflowTypeError
 from agentcore.workflows.protocols import CheckpointStore, SupportsPendingWrites
 
@@ -35,8 +35,8 @@ class Invocations:
     """What a run needs to run its invocations (:class:`Runner` is the rest)."""
 
     __slots__ = (
+        "_handlers",
         "_pending_writes",
-        "_replayed",
         "durable",
         "graph",
         "live",
@@ -57,8 +57,9 @@ class Invocations:
     """Durability "sync": barrier checkpoints and pending writes."""
     live: Callable[[ExecutorEvent], Awaitable[None]] | None
     """Where ``ctx.emit`` delivers at once (``open_run``); events stay in the run too."""
-    _replayed: set[int]
-    """The ordinals of this superstep's invocations replayed from finished work."""
+    _handlers: list[HandlerSpec | None] | None
+    """The current superstep's message handlers by ordinal, as announced (``None``: not
+    resolved there, an answer or a replay), so an invocation does not look twice."""
     _pending_writes: tuple[SupportsPendingWrites, str] | None
     """Where the current superstep's finished invocations are saved as they finish:
     the store and the checkpoint the superstep started from."""
@@ -144,13 +145,17 @@ class Invocations:
                 )
             handler = response_spec.handler
         else:
-            found = node.spec.handler_for(env.message)
+            handlers = self._handlers
+            found = None if handlers is None else handlers[ordinal]
+            if found is None:
+                found = node.spec.handler_for(env.message)
             if found is None:
                 raise Failed(
                     node,
                     ordinal,
                     WorkflowTypeError(
-                        f"{node.id!r} has no handler for a {type(env.message).__qualname__}"
+                        f"{node.id!r} has no handler for "
+                        f"{with_article(type(env.message).__qualname__)}"
                     ),
                 )
             handler = found
@@ -164,7 +169,6 @@ class Invocations:
                     None,
                 )
             if done is not None:
-                self._replayed.add(ordinal)
                 ctx = contexts[ordinal] = replayed_context(
                     self.context(node, handler, env, ordinal, superstep, state), done
                 )

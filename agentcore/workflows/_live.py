@@ -19,7 +19,6 @@ from typing import Any
 import anyio
 
 from agentcore.workflows._events import ExecutorEvent
-from agentcore.workflows._fastpaths import executor_invoked, superstep_started
 from agentcore.workflows._graph import Node
 from agentcore.workflows._runner import Runner
 from agentcore.workflows._spec import HandlerSpec
@@ -54,16 +53,17 @@ def live_invocation(runner: Runner) -> tuple[Node, HandlerSpec, LiveForm] | None
 
 
 async def live_step(
-    runner: Runner, node: Node, handler: HandlerSpec, form: LiveForm
+    runner: Runner,
+    node: Node,
+    handler: HandlerSpec,
+    form: LiveForm,
+    begun: tuple[list[Any], int],
 ) -> AsyncGenerator[ExecutorEvent, None]:
     """Run the superstep of :func:`live_invocation`, yielding the executor's updates;
-    the superstep's recorded events go to ``runner.events`` as in :meth:`Runner.step`
-    (its start and the invocation before the first update). Raises ``RunFailure``."""
-    contexts, superstep = runner.begin()
+    the superstep (``begun`` by ``Runner.begin_step``, which recorded its start and its
+    invocation) is committed as :meth:`Runner.step` commits one. Raises ``RunFailure``."""
+    contexts, superstep = begun  # Runner.begin_step recorded the superstep's start
     env: Envelope = runner.state.inbox[0]
-    if runner.keep_events:
-        runner.events.append(superstep_started(superstep, 1))
-        runner.events.append(executor_invoked(node.id, superstep, 0, env.sources))
     state = runner.state.states.get(node.id)
     retry = node.retry
     attempt = 1
@@ -91,4 +91,4 @@ async def live_step(
         finally:
             await updates.aclose()
     contexts[0] = ctx
-    await runner.commit(contexts, superstep, announced=True)
+    await runner.commit(contexts, superstep)

@@ -10,7 +10,7 @@ import attrs
 
 from agentcore._equality import fields_eq, fields_hash
 from agentcore._repr import fields_repr
-from agentcore.workflows._typeexpr import describe, matches, runtime_class
+from agentcore.workflows._typeexpr import describe, matches, runtime_class, with_article
 
 __all__ = [
     "GENERATED_PREFIX",
@@ -64,7 +64,8 @@ def check_response_value(value: object, response_type: Any, request_id: str) -> 
             problem = str(exc)
     if problem is not None:
         raise TypeError(
-            f"the response to request {request_id!r} must be a {describe(response_type)}: {problem}"
+            f"the response to request {request_id!r} must be "
+            f"{with_article(describe(response_type))}: {problem}"
         )
 
 

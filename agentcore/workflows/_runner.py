@@ -17,7 +17,7 @@ import anyio
 
 from agentcore.workflows._barrier import Failed, fire_fan_ins, merge_shared, route
 from agentcore.workflows._checkpoint import CheckpointRecord, RunStatus, WorkflowCheckpoint
-from agentcore.workflows._context import WorkflowContext
+from agentcore.workflows._context import ChildOutput, WorkflowContext
 from agentcore.workflows._durability import (
     RunClaim,
     RunFailure,
@@ -55,16 +55,22 @@ from agentcore.workflows._graph import Graph, Node
 from agentcore.workflows._invoke import Invocations
 from agentcore.workflows._requests import GENERATED_PREFIX, unique_request
 from agentcore.workflows._result import WorkflowRunResult
+from agentcore.workflows._spec import HandlerSpec
 from agentcore.workflows._state import Buffered, Envelope, PendingEntry, RunState
-from agentcore.workflows._typeexpr import describe
+from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows._value import utc_now
 from agentcore.workflows.errors import (
+    CheckpointError,
     WorkflowStalledError,
     WorkflowTypeError,
 )
 from agentcore.workflows.protocols import CheckpointStore
 
 __all__ = ["Runner"]
+
+_TYPE_NAMES: dict[Any, str] = {}
+"""``describe`` of the types invocations were sent as (``ExecutorInvoked.message_type``):
+declared types live as long as their definitions, so this holds a few per program."""
 
 if TYPE_CHECKING:
     import logging
@@ -101,6 +107,7 @@ class Runner(Invocations):
         "_last",
         "_recording",
         "_steps",
+        "_stopped",
         "_writer",
         "claim",
         "events",
@@ -143,7 +150,9 @@ class Runner(Invocations):
         self._done: list[WorkflowContext[Any, Any] | None] | None = None
         """The current superstep's contexts (``None`` slots: not finished), so a failed
         or cancelled checkpoint can keep what finished as pending writes."""
-        self._replayed = set()
+        self._stopped = False
+        """Whether an interruption saved the run's failed or cancelled checkpoint."""
+        self._handlers = None
         self._pending_writes = None
         self._last: WorkflowCheckpoint | None = None
         """The run's last checkpoint (paused or completed) once it is written."""
@@ -168,12 +177,21 @@ class Runner(Invocations):
     def has_work(self) -> bool:
         return bool(self.state.inbox)
 
-    async def step(self) -> None:
-        """Run one superstep and commit it; on failure raise :class:`RunFailure` (the
-        failed checkpoint saved, as a cancelled one is on cancellation); a committed
-        superstep renews the run's claim."""
+    async def begin_step(self) -> tuple[list[Any], int]:
+        """:meth:`begin`, saving the failed checkpoint when the superstep limit is
+        reached (a driver that streams the superstep's start calls it, then :meth:`step`)."""
         try:
-            contexts, superstep = self.begin()
+            return self.begin()
+        except BaseException as error:
+            await self.interrupted(error)
+            raise
+
+    async def step(self, begun: tuple[list[Any], int] | None = None) -> None:
+        """Run one superstep (``begun``: already begun by :meth:`begin_step`) and commit
+        it; on failure raise :class:`RunFailure` (the failed checkpoint saved, as a
+        cancelled one is on cancellation); a committed superstep renews the run's claim."""
+        try:
+            contexts, superstep = self.begin() if begun is None else begun
             inbox = self.state.inbox
             try:
                 if len(inbox) == 1:  # one invocation: inline in the caller's task (§3.5)
@@ -199,11 +217,16 @@ class Runner(Invocations):
         """After a superstep raised ``error``: a failure saves the failed checkpoint, a
         cancellation a cancelled one (both shielded), so the run stays resumable from
         the store. Anything else, or anything after :meth:`end`, saves nothing."""
-        if self._last is not None:
+        if self._last is not None or self._stopped:
             return
         if isinstance(error, RunFailure):
+            self._stopped = True
             await self.save(error.checkpoint)
-        elif isinstance(error, anyio.get_cancelled_exc_class()) and self.store is not None:
+        elif (
+            isinstance(error, (anyio.get_cancelled_exc_class(), GeneratorExit))
+            and self.store is not None
+        ):  # cancelled, or a stream closed by its reader before the run ended
+            self._stopped = True
             await self.save(self.checkpoint("cancelled"))
 
     def begin(self) -> tuple[list[Any], int]:
@@ -220,13 +243,50 @@ class Runner(Invocations):
             inbox.sort(key=lambda e: (nodes[e.target].index, e.key))
         contexts: list[Any] = [None] * len(inbox)
         self._done = contexts
-        if self._replayed:
-            self._replayed = set()
+        self._handlers = None
+        if self.keep_events:
+            self._announce(inbox, superstep)
         return contexts, superstep
 
-    async def commit(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
+    def _announce(self, inbox: Sequence[Envelope], superstep: int) -> None:
+        """Record the superstep's start and each invocation's, before any runs (a stream
+        delivers them then): ``ExecutorReplayed`` for work a failed superstep finished
+        (``_invoke`` replays the same ones), else ``ExecutorInvoked`` with the type the
+        message was sent as and the handler it goes to."""
+        events = self.events
+        events.append(superstep_started(superstep, len(inbox)))
+        finished = self.state.finished
+        done = {(d.executor_id, d.key) for d in finished.values()} if finished else ()
+        nodes = self.graph.nodes
+        names = _TYPE_NAMES
+        handlers: list[HandlerSpec | None] = [None] * len(inbox)
+        self._handlers = handlers
+        for ordinal, env in enumerate(inbox):
+            if done and (env.target, env.key) in done:
+                events.append(ExecutorReplayed(env.target, superstep, ordinal, env.sources))
+                continue
+            spec = nodes[env.target].spec
+            entry = env.request
+            declared: Any
+            if entry is None:
+                found = handlers[ordinal] = spec.handler_for(env.message)
+                name = "" if found is None else found.name
+                declared = env.declared
+            else:
+                request = entry.request
+                answered = spec.response_handler(request.data, request.response_type)
+                name = "" if answered is None else answered.name
+                declared = request.response_type
+            if declared is None:
+                declared = env.message.__class__
+            text = names.get(declared)
+            if text is None:
+                text = names[declared] = describe(declared)  # once per type, per process
+            events.append(executor_invoked(env.target, superstep, ordinal, env.sources, text, name))
+
+    async def commit(self, contexts: list[Any], superstep: int) -> None:
         """:meth:`record` the superstep, then :meth:`close_barrier`."""
-        self.record(contexts, superstep, announced=announced)
+        self.record(contexts, superstep)
         await self.close_barrier()
 
     async def close_barrier(self) -> None:
@@ -279,26 +339,14 @@ class Runner(Invocations):
         parent_id, self.parent_id = self.parent_id, checkpoint_id
         return writer.record(checkpoint_id, parent_id, state.superstep, "running", utc_now(), text)
 
-    def record(self, contexts: list[Any], superstep: int, *, announced: bool = False) -> None:
-        """Record the superstep's events and commit it at the barrier (``announced``:
-        its start and its one invocation were already recorded, as a live step does)."""
+    def record(self, contexts: list[Any], superstep: int) -> None:
+        """Record the superstep's events (its start and invocations were, by
+        :meth:`begin`) and commit it at the barrier."""
         state = self.state
         keep = self.keep_events
         events = self.events
         if keep:
-            if not announced:
-                events.append(superstep_started(superstep, len(contexts)))
-            replayed = self._replayed
             for ctx in contexts:
-                if not announced:
-                    if replayed and ctx.ordinal in replayed:
-                        events.append(
-                            ExecutorReplayed(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
-                        )
-                    else:
-                        events.append(
-                            executor_invoked(ctx.executor_id, superstep, ctx.ordinal, ctx.sources)
-                        )
                 events.extend(ctx._events)
                 events.append(
                     executor_completed(
@@ -377,6 +425,8 @@ class Runner(Invocations):
         appended: dict[str, list[Buffered]] = {}
         new_requests: list[PendingEntry] = []
         try:
+            if self.store is not None:
+                self._check_storable(contexts)
             shared = merge_shared(contexts, graph, state.shared)
             delivered, dropped = route(
                 contexts,
@@ -430,7 +480,12 @@ class Runner(Invocations):
         output_events = self.keep_events or self.streaming
         for ctx in contexts:
             if ctx._outputs:
-                if nodes[ctx.executor_id].is_output:
+                if type(ctx._outputs[0]) is ChildOutput:  # a sub-workflow node's: only those
+                    for child in ctx._outputs:
+                        self.intermediate.append(child.event.data)
+                        if output_events:
+                            events.append(child.event)
+                elif nodes[ctx.executor_id].is_output:
                     self.outputs.extend(ctx._outputs)
                     if output_events:
                         events.extend(
@@ -462,6 +517,42 @@ class Runner(Invocations):
         if self.keep_events:
             events.append(superstep_completed(superstep, delivered, dropped))
 
+    def _check_storable(self, contexts: Sequence[WorkflowContext[Any, Any]]) -> None:
+        """Before the barrier commits: every message, request and state the superstep
+        staged must go into the checkpoint its store saves. One that cannot fails the
+        superstep as its executor's failure (``Failed``), and the invocations holding
+        one are left out of the failed checkpoint's pending writes, so it saves and they
+        run again on resume. The messages are encoded once: the barrier's record reuses
+        the text (``RecordWriter.message``)."""
+        writer = self.writer()
+        first: tuple[Node, int, Exception] | None = None
+        for ctx in contexts:
+            what = "a message"
+            try:
+                for message, declared, _ in ctx._sends:
+                    writer.message(message, declared)
+                what = "a request"
+                for request, _ in ctx._requests:
+                    writer.value(request.data, None)
+                what = "its state"
+                state: Any = ctx._state
+                if ctx._state_set and state is not None:
+                    writer.value(state, state.__class__)
+            except (CheckpointError, TypeError, ValueError) as exc:
+                if self._done is not None:
+                    self._done[ctx.ordinal] = None
+                if first is None:
+                    error = CheckpointError(
+                        f"{ctx.executor_id!r} staged {what} that cannot be stored in a "
+                        f"checkpoint: {exc}. Use values the checkpoint converter knows "
+                        f"(attrs classes, dataclasses, str, int, float, bool, bytes, "
+                        f"tuples, mappings, datetime, date, time, timedelta, UUID, Decimal, "
+                        f"enums, paths), or teach agentcore.serialization.converter the type"
+                    )
+                    first = (self.graph.nodes[ctx.executor_id], ctx.ordinal, error)
+        if first is not None:
+            raise Failed(*first)
+
     def _notify(self, deliveries: Sequence[tuple[EdgeDelivery, Any]]) -> None:
         for hook in self._delivery_hooks:
             for record, message in deliveries:
@@ -475,7 +566,8 @@ class Runner(Invocations):
         if mode == "ignore":
             return
         text = (
-            f"a {describe(declared)} sent by {node.id!r} was taken by none of its edge groups "
+            f"{with_article(describe(declared))} sent by {node.id!r} was taken by none of its "
+            f"edge groups "
             f"(every condition was false)"
         )
         if mode == "error":

@@ -31,14 +31,17 @@ from agentcore.workflows._decorators import (
     handler,
     response_handler,
 )
+from agentcore.workflows._overlaps import refuse_duplicates
 from agentcore.workflows._reads import Body, Read, lookup, remember
 from agentcore.workflows._typeexpr import (
+    class_decides,
     compatible,
+    conforms,
     describe,
     has_typevar,
     matches,
     members,
-    runtime_class,
+    most_specific,
     union_of,
 )
 from agentcore.workflows.errors import WorkflowBuildError
@@ -114,7 +117,9 @@ class HandlerSpec:
         )
 
     def sent_type(self, message: object) -> Any | None:
-        """The declared send type ``message`` matches (``None``: not declared)."""
+        """The declared send type ``message`` is (``None``: not declared): the most
+        specific one it conforms to, elements included; cached per class when the class
+        alone decides."""
         cls = type(message)
         cached = self._send_cache.get(cls, MISSING)
         if cached is not MISSING:
@@ -125,8 +130,8 @@ class HandlerSpec:
                 found = tp
                 break
         if found is None:
-            found = next((tp for tp in self.sends if matches(message, tp)), None)
-        if found is not None and not _value_dependent(found):
+            found = _pick(message, self.sends)
+        if all(class_decides(tp) for tp in self.sends if matches(message, tp)):
             self._send_cache[cls] = found  # a pure cache: the answer depends only on cls
         return found
 
@@ -135,8 +140,8 @@ class HandlerSpec:
         known = self._yield_cache.get(cls)
         if known is not None:
             return known
-        ok = any(matches(value, tp) for tp in self.yields)
-        if not any(_value_dependent(tp) for tp in self.yields):
+        ok = any(conforms(value, tp) for tp in self.yields)
+        if all(class_decides(tp) for tp in self.yields):
             self._yield_cache[cls] = ok  # a pure cache: the answer depends only on cls
         return ok
 
@@ -146,8 +151,10 @@ class HandlerSpec:
         known = self._input_cache.get(cls)
         if known is not None:
             return known
-        found = next((tp for tp in self.inputs if matches(message, tp)), cls)
-        if not any(_value_dependent(tp) for tp in self.inputs):
+        found = _pick(message, self.inputs)
+        if found is None:
+            found = cls
+        if all(class_decides(tp) for tp in self.inputs if matches(message, tp)):
             self._input_cache[cls] = found  # a pure cache: the answer depends only on cls
         return found
 
@@ -182,10 +189,6 @@ class ResponseSpec:
             f"ResponseSpec(name={self.name!r}, request={self.request!r}, "
             f"response={self.response!r})"
         )
-
-
-def _value_dependent(tp: Any) -> bool:
-    return runtime_class(tp) is None
 
 
 class ExecutorSpec:
@@ -242,38 +245,79 @@ class ExecutorSpec:
         return any(compatible(tp, accepted) for accepted in self.inputs)
 
     def handler_for(self, message: object) -> HandlerSpec | None:
-        """The most specific handler for ``message``: the first class of its MRO that a
-        handler declares; cached per class."""
+        """The handler for ``message``: of the input types it conforms to (elements of
+        containers included), the most specific (``_typeexpr.most_specific``); a tie
+        left by build's ambiguity check (an empty container) goes to the handler
+        declared first. Cached per class when the class alone decides."""
         cls = type(message)
         found = self._dispatch.get(cls)
         if found is not None:
             return found
-        for base in cls.__mro__:
-            for h in self.handlers:
-                if any(runtime_class(t) is base for t in h.inputs):
-                    found = h
-                    break
-            if found is not None:
-                break
-        if found is None:
-            found = next(
-                (h for h in self.handlers if any(matches(message, t) for t in h.inputs)), None
-            )
-        if found is not None and not any(_value_dependent(t) for t in found.inputs):
+        handlers = self.handlers
+        if len(handlers) == 1:
+            only = handlers[0]
+            if any(tp is cls for tp in only.inputs):
+                self._dispatch[cls] = only
+                return only
+        owners: list[HandlerSpec] = []
+        types: list[Any] = []
+        decided = True
+        for h in handlers:
+            for tp in h.inputs:
+                if matches(message, tp):
+                    decided = decided and class_decides(tp)
+                    if conforms(message, tp):
+                        owners.append(h)
+                        types.append(tp)
+        best = most_specific(message, types)
+        if best:
+            found = min((owners[i] for i in best), key=_declared_at)
+        if found is not None and decided:
             self._dispatch[cls] = found  # a pure cache: the answer depends only on cls
         return found
 
     def response_handler(self, data: object, response_type: Any) -> ResponseSpec | None:
-        """The response handler for answers of ``response_type`` to ``data``: the most
-        specific request class first."""
-        for base in type(data).__mro__:
-            for r in self.responses:
-                if runtime_class(r.request) is base and compatible(response_type, r.response):
-                    return r
-        for r in self.responses:
-            if matches(data, r.request) and compatible(response_type, r.response):
-                return r
-        return None
+        """The response handler for answers of ``response_type`` to ``data``: of the
+        pairs whose request type ``data`` conforms to and whose response type takes a
+        ``response_type``, the most specific request, then the narrowest response
+        (``(Ask, bool)`` before ``(Ask, int)`` for a ``bool`` answer)."""
+        fitting = [
+            r
+            for r in self.responses
+            if conforms(data, r.request) and compatible(response_type, r.response)
+        ]
+        if len(fitting) < 2:
+            return fitting[0] if fitting else None
+        near = [fitting[i] for i in most_specific(data, [r.request for r in fitting])]
+        narrow = [
+            r
+            for r in near
+            if not any(
+                o is not r
+                and compatible(o.response, r.response)
+                and not compatible(r.response, o.response)
+                for o in near
+            )
+        ]
+        return min(narrow or near, key=_declared_at)
+
+
+def _pick(value: object, types: Sequence[Any]) -> Any | None:
+    """The most specific of ``types`` that ``value`` conforms to (the first declared of
+    equally specific ones), or ``None``."""
+    fitting = [tp for tp in types if conforms(value, tp)]
+    if len(fitting) < 2:
+        return fitting[0] if fitting else None
+    return fitting[most_specific(value, fitting)[0]]
+
+
+def _declared_at(spec: HandlerSpec | ResponseSpec) -> tuple[str, int]:
+    """Where a handler is written (file, first line): the order a tie is broken by,
+    so renaming a method never changes which handler runs."""
+    code = getattr(getattr(spec.call, "__func__", spec.call), "__code__", None)
+    if code is None:
+        return ("", 0)
+    return (code.co_filename, code.co_firstlineno)
 
 
 # -- reading -----------------------------------------------------------------------------
@@ -478,33 +522,6 @@ def _response_spec(fn: Callable[..., Any], owner: str, explicit: Explicit) -> Re
     return ResponseSpec(name, fn, request, response, as_handler)
 
 
-def _duplicates(
-    owner: str, handlers: Sequence[HandlerSpec], responses: Sequence[ResponseSpec]
-) -> None:
-    problems: list[str] = []
-    seen: dict[Any, str] = {}
-    for h in handlers:
-        for tp in h.inputs:
-            if tp in seen:
-                problems.append(
-                    f"{owner} has two handlers for {describe(tp)}: {seen[tp]}, {h.name}; "
-                    f"keep one (or merge them into one handler for a union)"
-                )
-            seen[tp] = h.name
-    pairs: dict[tuple[Any, Any], str] = {}
-    for r in responses:
-        pair = (r.request, r.response)
-        if pair in pairs:
-            problems.append(
-                f"{owner} has two response handlers for ({describe(r.request)}, "
-                f"{describe(r.response)}): {pairs[pair].rsplit('.', 1)[-1]}, "
-                f"{r.name.rsplit('.', 1)[-1]}; keep one"
-            )
-        pairs[pair] = r.name
-    if problems:
-        raise WorkflowBuildError(problems)
-
-
 def _declared_types(obj: object, fn: Callable[..., Any]) -> Explicit | None:
     """Explicit ``input_types`` / ``output_types`` / ``yield_types`` attributes."""
     names = ("input_types", "output_types", "yield_types")
@@ -581,5 +598,5 @@ def read_executor(
         for request, response, sends in forwarded:
             explicit = Explicit(request=request, response=response, output=sends)
             responses.append(_response_spec(answer, owner, explicit))
-    _duplicates(owner, handlers, responses)
+    refuse_duplicates(owner, handlers, responses)
     return ExecutorSpec(ident, obj, tuple(handlers), tuple(responses), state)

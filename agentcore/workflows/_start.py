@@ -42,7 +42,7 @@ from agentcore.workflows._ids import RANDOM_IDS, IdSource, RunCall, check_source
 from agentcore.workflows._requests import WorkflowResponse, check_response_value
 from agentcore.workflows._runner import Runner
 from agentcore.workflows._state import Envelope, FrozenState, PendingEntry, RunState
-from agentcore.workflows._typeexpr import describe
+from agentcore.workflows._typeexpr import describe, with_article
 from agentcore.workflows.errors import CheckpointIncompatibleError, UnknownRequestError
 from agentcore.workflows.protocols import CheckpointStore
 
@@ -176,7 +176,8 @@ def check_compatible(graph: Graph, state: FrozenState) -> None:
             problems.append(f"executor {ident!r} holds state but is gone")
         elif node.state_type is None or not isinstance(value, node.state_type):
             problems.append(
-                f"{ident!r} holds a {type(value).__qualname__} state, which it no longer declares"
+                f"{ident!r} holds {with_article(type(value).__qualname__)} state, which it no "
+                f"longer declares"
             )
     for entry in (*state.pending.values(), *(e.request for e in state.inbox if e.request)):
         request = entry.request
@@ -273,8 +274,8 @@ def prepare(
         if handler is None:
             raise TypeError(
                 f"the start executor {graph.start!r} accepts "
-                f"{' | '.join(describe(t) for t in start.spec.inputs)}, not a "
-                f"{type(message).__qualname__}"
+                f"{' | '.join(describe(t) for t in start.spec.inputs)}, not "
+                f"{with_article(type(message).__qualname__)}"
             )
         declared = handler.declared_input(message)
         state.inbox.append(Envelope(graph.start, (state.superstep, 0, 0), message, (), declared))

@@ -12,13 +12,15 @@ them.
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from typing import Any, Literal, cast
 
 import attrs
 
 from agentcore._types.usage import Usage
 from agentcore.workflows._context import WorkflowContext
-from agentcore.workflows._events import ExecutorEvent
+from agentcore.workflows._events import ExecutorEvent, IntermediateOutput
 from agentcore.workflows._requests import PendingRequest
 from agentcore.workflows._subtypes import ChildRuns, SubWorkflowRequest, SubWorkflowResponse
 from agentcore.workflows.errors import UnknownRequestError
@@ -80,59 +82,119 @@ class SubWorkflowExecutor:
         return self._workflow
 
     async def handle(self, message: Any, ctx: WorkflowContext[Any, Any]) -> None:
-        """Start a child run on ``message``, or resume one with the parent's answer."""
-        child = self._workflow
-        runs = dict((ctx.get_state(ChildRuns) or ChildRuns()).runs)
-        if isinstance(message, SubWorkflowResponse):
-            answer: SubWorkflowResponse[Any] = cast("Any", message)
-            await self._resume(runs, answer.child_run_id, answer.request_id, answer.data, ctx)
+        """Start a child run on ``message``, or resume one with the parent's answer.
+        Under ``open_run`` the child runs streaming, so its events and intermediate
+        outputs reach the consumer as they happen (:meth:`handle_live`)."""
+        if ctx._live is not None:
+            async with aclosing(self.handle_live(message, ctx)) as relayed:
+                async for _ in relayed:
+                    pass  # each was delivered when it was staged
             return
-        child_run_id = f"{ctx.run_id}/{self._id}/{ctx.superstep}.{ctx.ordinal}"
-        result = await child.run(message, run_id=child_run_id, ids=ctx._id_source(), deps=ctx._deps)
-        ctx.add_usage(result.usage)
-        await self._forward(runs, child_run_id, result, ctx)
+        runs = dict((ctx.get_state(ChildRuns) or ChildRuns()).runs)
+        child_run_id, kwargs, before = self._call(runs, message, ctx)
+        result = await self._workflow.run(**kwargs)
+        for event in result.events:
+            self._relay(event, ctx)
+        await self._forward(runs, child_run_id, result, before, ctx)
+
+    async def handle_live(
+        self, message: Any, ctx: WorkflowContext[Any, Any]
+    ) -> AsyncGenerator[Any, None]:
+        """The streaming form of :meth:`handle` (same effects): the child runs
+        streaming and each of its executor events and intermediate outputs is staged
+        under ``node/executor`` and yielded as it arrives."""
+        runs = dict((ctx.get_state(ChildRuns) or ChildRuns()).runs)
+        child_run_id, kwargs, before = self._call(runs, message, ctx)
+        stream = self._workflow.run(stream=True, **kwargs)
+        async with stream:
+            async for event in stream:
+                relayed = self._relay(event, ctx)
+                if relayed is not None:
+                    live = ctx._live
+                    if live is not None:
+                        await live(relayed)
+                    yield relayed
+            result = await stream.get_final_response()
+        await self._forward(runs, child_run_id, result, before, ctx)
+
+    def _call(
+        self, runs: dict[str, str], message: Any, ctx: WorkflowContext[Any, Any]
+    ) -> tuple[str, dict[str, Any], Usage | None]:
+        """The child run a message starts (or an answer resumes): its id, the
+        arguments of its ``run`` call and its usage so far."""
+        common: dict[str, Any] = {"ids": ctx._id_source(), "deps": ctx._deps}
+        if not isinstance(message, SubWorkflowResponse):
+            child_run_id = f"{ctx.run_id}/{self._id}/{ctx.superstep}.{ctx.ordinal}"
+            return child_run_id, {"message": message, "run_id": child_run_id, **common}, None
+        answer: SubWorkflowResponse[Any] = cast("Any", message)
+        checkpoint, request = self._paused(runs, answer.child_run_id, answer.request_id)
+        before = None if checkpoint.state is None else checkpoint.state.usage
+        kwargs = {
+            "responses": [request.create_response(answer.data)],
+            "checkpoint": checkpoint,
+            **common,
+        }
+        return answer.child_run_id, kwargs, before
+
+    def _paused(
+        self, runs: dict[str, str], child_run_id: str, request_id: str
+    ) -> tuple[Any, PendingRequest[Any, Any]]:
+        """The paused child run ``child_run_id`` (taken out of ``runs``) and its
+        request ``request_id`` (``UnknownRequestError`` when either is gone)."""
+        saved = runs.pop(child_run_id, None)
+        checkpoint = None if saved is None else self._workflow.restore(saved)
+        pending = {} if checkpoint is None else {r.id: r for r in checkpoint.requests}
+        request = pending.get(request_id)
+        if checkpoint is None or request is None:
+            raise UnknownRequestError(request_id, list(pending))
+        return checkpoint, request
+
+    def _relay(self, event: Any, ctx: WorkflowContext[Any, Any]) -> Any | None:
+        """Stage a child's executor event or intermediate output under this node
+        (``node/executor``) and return it; other events stay the child's."""
+        if isinstance(event, ExecutorEvent):
+            prefixed = ExecutorEvent(f"{self._id}/{event.executor_id}", event.name, event.data)
+            ctx._stage_event(prefixed)
+            return prefixed
+        if isinstance(event, IntermediateOutput):
+            output = IntermediateOutput(
+                f"{self._id}/{event.executor_id}", event.data, ctx.superstep
+            )
+            ctx._stage_child_output(output)
+            return output
+        return None
 
     async def answer_child(self, data: Any, response: Any, ctx: WorkflowContext[Any, Any]) -> None:
         """``forward_requests="caller"``: the caller's answer to a child request that
         surfaced as this run's own; resumes that child run."""
         context = cast("dict[str, str]", ctx.request_context)
         runs = dict((ctx.get_state(ChildRuns) or ChildRuns()).runs)
-        await self._resume(runs, context["child_run"], context["child_request"], response, ctx)
-
-    async def _resume(
-        self,
-        runs: dict[str, str],
-        child_run_id: str,
-        request_id: str,
-        value: Any,
-        ctx: WorkflowContext[Any, Any],
-    ) -> None:
-        child = self._workflow
-        saved = runs.pop(child_run_id, None)
-        checkpoint = None if saved is None else child.restore(saved)
-        pending = {} if checkpoint is None else {r.id: r for r in checkpoint.requests}
-        request = pending.get(request_id)
-        if checkpoint is None or request is None:
-            raise UnknownRequestError(request_id, list(pending))
+        child_run_id = context["child_run"]
+        checkpoint, request = self._paused(runs, child_run_id, context["child_request"])
         before = None if checkpoint.state is None else checkpoint.state.usage
-        result = await child.run(
-            responses=[request.create_response(value)],
+        result = await self._workflow.run(
+            responses=[request.create_response(response)],
             checkpoint=checkpoint,
             ids=ctx._id_source(),
             deps=ctx._deps,
         )
-        ctx.add_usage(_spent_since(before, result.usage))
-        await self._forward(runs, child_run_id, result, ctx)
+        for event in result.events:
+            relayed = self._relay(event, ctx)
+            if relayed is not None and ctx._live is not None:
+                await ctx._live(relayed)
+        await self._forward(runs, child_run_id, result, before, ctx)
 
     async def _forward(
-        self, runs: dict[str, str], child_run_id: str, result: Any, ctx: WorkflowContext[Any, Any]
+        self,
+        runs: dict[str, str],
+        child_run_id: str,
+        result: Any,
+        before: Usage | None,
+        ctx: WorkflowContext[Any, Any],
     ) -> None:
-        """Send the child's outputs on, re-emit its executors' events under this node's
-        id, and keep a paused child, asking its questions (of the parent, or the caller)."""
-        for event in result.events:
-            if isinstance(event, ExecutorEvent):
-                prefixed = f"{self._id}/{event.executor_id}"
-                await ctx._emit(ExecutorEvent(prefixed, event.name, event.data))
+        """Count what the child spent, send its outputs on, and keep a paused child,
+        asking its questions (of the parent, or the caller)."""
+        ctx.add_usage(_spent_since(before, result.usage))
         for output in result.outputs:
             await ctx.send(output)
         if result.status == "paused":

@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol, cast, overload
 
 import attrs
 
+from agentcore._agent.input import normalize_input
 from agentcore._sessions.session import AgentSession
 from agentcore._streams.stream import ResponseStream
 from agentcore._types.contents import (
@@ -36,6 +37,7 @@ from agentcore._types.responses import AgentResponse, AgentResponseUpdate
 from agentcore.errors import RunStateError
 from agentcore.tools import FunctionTool
 from agentcore.workflows._agent_executor import AgentTurn, caller_ids, check_answer
+from agentcore.workflows._events import WorkflowOutput
 from agentcore.workflows._ids import NO_DEPS, IdSource, RandomIds
 from agentcore.workflows._request_info import (
     REQUEST_INFO_TOOL,
@@ -43,7 +45,7 @@ from agentcore.workflows._request_info import (
     RequestInfoArguments,
 )
 from agentcore.workflows._requests import PendingRequest, WorkflowResponse
-from agentcore.workflows._typeexpr import compatible, describe
+from agentcore.workflows._typeexpr import compatible, describe, with_article
 from agentcore.workflows._value import WorkflowCheckpoint
 from agentcore.workflows.protocols import CheckpointStore
 
@@ -79,7 +81,9 @@ def _messages_of(value: object) -> list[Message]:
     if isinstance(value, Sequence):
         items = cast("Sequence[object]", value)
         return [m for m in items if isinstance(m, Message)]
-    raise TypeError(f"a workflow agent cannot turn a {type(value).__qualname__} into messages")
+    raise TypeError(
+        f"a workflow agent cannot turn {with_article(type(value).__qualname__)} into messages"
+    )
 
 
 def _with_ids(messages: list[Message], ids: IdSource | None) -> list[Message]:
@@ -91,23 +95,6 @@ def _with_ids(messages: list[Message], ids: IdSource | None) -> list[Message]:
         m if m.message_id is not None else attrs.evolve(m, message_id=f"msg_{source.token(12)}")
         for m in messages
     ]
-
-
-def _inputs(messages: object) -> list[Message]:
-    if messages is None:
-        return []
-    if isinstance(messages, (str, Message)):
-        messages = [messages]
-    items = cast("Sequence[object]", messages) if isinstance(messages, Sequence) else [messages]
-    out: list[Message] = []
-    for m in items:
-        if isinstance(m, str):
-            out.append(Message("user", m))
-        elif isinstance(m, Message):
-            out.append(m)
-        else:
-            raise TypeError(f"a workflow agent takes text or messages, got {m!r}")
-    return out
 
 
 class WorkflowAgent:
@@ -246,7 +233,7 @@ class WorkflowAgent:
         then follow the caller's, as the rest of the caller's run), else random.
         ``pass_through``: pending approval and user-input requests come back as the
         kernel's own contents (else as ``request_info`` calls)."""
-        inputs = _inputs(messages)
+        inputs = normalize_input(messages)
         saved = None if session is None else session.state.get(_STATE_KEY)
         run_id, checkpoint = await self._saved_run(saved)
         results = [c for m in inputs for c in m.contents if isinstance(c, FunctionResultContent)]
@@ -276,7 +263,8 @@ class WorkflowAgent:
             responses.extend(_decision(checkpoint, d) for d in decisions)
             result = await runner.run(responses=responses, ids=ids, deps=deps, **where)
         else:
-            start = self._start_value(tuple(said))
+            earlier = _conversation(session)
+            start = self._start_value(tuple(said), earlier)
             paused = checkpoint is not None and checkpoint.status == "paused"
             result = await runner.run(start, cancel_pending=paused, ids=ids, deps=deps, **where)
         if session is not None:
@@ -287,8 +275,19 @@ class WorkflowAgent:
 
                 session.state[_STATE_KEY] = to_json(result.checkpoint)
         out: list[Message] = []
-        for value in result.outputs:
-            out.extend(self._output_adapter(value) if self._output_adapter else _messages_of(value))
+        producers = [e.executor_id for e in result.events if isinstance(e, WorkflowOutput)]
+        if len(producers) != len(result.outputs):  # a run that kept no events
+            producers = [""] * len(result.outputs)
+        for value, producer in zip(result.outputs, producers, strict=True):
+            made = self._output_adapter(value) if self._output_adapter else _messages_of(value)
+            # a message its producer left unsigned carries the executor's id, as a
+            # chat agent's carry its name
+            out.extend(
+                m if m.author_name or not producer else attrs.evolve(m, author_name=producer)
+                for m in made
+            )
+        if session is not None:
+            _remember(session, said, out)
         asked = [_asked(r, pass_through) for r in result.requests]
         if asked:
             out.append(Message("assistant", asked))
@@ -324,12 +323,15 @@ class WorkflowAgent:
             )
         return run_id, self._workflow.restore(record)
 
-    def _start_value(self, messages: tuple[Message, ...]) -> Any:
+    def _start_value(self, messages: tuple[Message, ...], earlier: tuple[Message, ...]) -> Any:
+        """What the start executor receives: the conversation so far (``earlier``, the
+        session's turns and answers) and this turn's messages; a workflow that starts
+        with text gets this turn's user text."""
         if self._input_adapter is not None:
-            return self._input_adapter(messages)
+            return self._input_adapter((*earlier, *messages))
         if self._takes_text:
             return "\n".join(m.text for m in messages if m.role == "user")
-        return messages
+        return (*earlier, *messages)
 
     @staticmethod
     def _response(
@@ -352,6 +354,33 @@ class WorkflowAgent:
                 f"the answer to request {request.id!r} does not fit "
                 f"{describe(request.response_type)}: {exc}"
             ) from exc
+
+
+_CONVERSATION_KEY = "agentcore.workflow.conversation"
+"""Where a session keeps its conversation with the workflow agent (JSON messages)."""
+
+
+def _conversation(session: AgentSession | None) -> tuple[Message, ...]:
+    """The session's conversation so far: what its turns said and the workflow answered."""
+    if session is None:
+        return ()
+    kept = session.state.get(_CONVERSATION_KEY)
+    if not kept:
+        return ()
+    from agentcore.serialization import structure
+
+    return tuple(structure(kept, list[Message]))
+
+
+def _remember(session: AgentSession, said: Sequence[Message], answered: Sequence[Message]) -> None:
+    """Add a turn's messages and the workflow's answer to the session's conversation."""
+    if not said and not answered:
+        return
+    from agentcore.serialization import unstructure
+
+    kept = list(session.state.get(_CONVERSATION_KEY) or ())
+    kept.extend(unstructure([*said, *answered]))
+    session.state[_CONVERSATION_KEY] = kept
 
 
 _QUESTIONS: dict[type[Any], type[Any]] = {
@@ -412,8 +441,10 @@ async def _as_stream(
             yield AgentResponseUpdate(
                 message.contents,
                 message.role,
+                author_name=message.author_name,
                 agent_name=response.agent_name,
                 message_id=message.message_id,
+                additional_properties=message.additional_properties,
             )
 
     return ResponseStream(updates(), finalizer=lambda _: response)

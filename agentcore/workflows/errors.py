@@ -38,6 +38,7 @@ __all__ = [
     "SharedStateConflictError",
     "UnknownRequestError",
     "WorkflowBuildError",
+    "WorkflowBuildWarning",
     "WorkflowConvergenceError",
     "WorkflowError",
     "WorkflowStalledError",
@@ -59,6 +60,11 @@ class WorkflowBuildError(WorkflowError, ValueError):
         else:
             text = f"{len(self.problems)} problems:\n" + "\n".join(f"- {p}" for p in self.problems)
         super().__init__(text)
+
+
+class WorkflowBuildWarning(UserWarning):
+    """The definition builds but looks wrong (a cycle that can never reach a final
+    output, for one); ``build()`` warns with it."""
 
 
 class WorkflowTypeError(WorkflowError, TypeError):

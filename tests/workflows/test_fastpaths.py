@@ -63,7 +63,7 @@ CASES: list[tuple[Callable[..., Any], type[Any], tuple[Any, ...]]] = [
     (run_completed, RunCompleted, ("wfr_1", 3, "ck_4")),
     (superstep_started, SuperstepStarted, (5, 6)),
     (superstep_completed, SuperstepCompleted, (7, 8, 9)),
-    (executor_invoked, ExecutorInvoked, ("a", 10, 11, ("b", "c"))),
+    (executor_invoked, ExecutorInvoked, ("a", 10, 11, ("b", "c"), "Draft", "Writer.draft")),
     (executor_completed, ExecutorCompleted, ("a", 12, 13, 14, 15, 16)),
     (workflow_output, WorkflowOutput, ("a", ("x", 1), 17)),
     (intermediate_output, IntermediateOutput, ("a", "y", 18)),

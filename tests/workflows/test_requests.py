@@ -255,11 +255,11 @@ async def test_create_response_type_checks_strictly() -> None:
     def pending(response_type: Any) -> PendingRequest[Any, Any]:
         return PendingRequest("req_1", "e", "question", response_type, 1)
 
-    with pytest.raises(TypeError, match="'req_1' must be a int"):
+    with pytest.raises(TypeError, match="'req_1' must be an int"):
         pending(int).create_response("1")
     with pytest.raises(TypeError, match="must be a bool"):
         pending(bool).create_response(1)
-    with pytest.raises(TypeError, match="must be a int"):
+    with pytest.raises(TypeError, match="must be an int"):
         pending(int).create_response(True)
     assert pending(Base).create_response(Derived(1)).data == Derived(1)
     with pytest.raises(TypeError, match="must be a Base"):

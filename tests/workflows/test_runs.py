@@ -877,7 +877,8 @@ async def test_shared_state_conflict_names_both_writers_and_merge_folds_in_order
     merged = await build(lambda old, new: [*old, *new]).run(1)
     parts, notes_value = merged.output
     assert notes_value == ["start", "a", "b"]
-    assert parts == ("a saw None", "b saw None")  # snapshot reads, not a sibling's write
+    # snapshot reads (the declared initial before any write), not a sibling's write
+    assert parts == ("a saw ['start']", "b saw ['start']")
 
 
 async def test_undeclared_shared_key_and_non_json_value_are_refused() -> None:
@@ -913,7 +914,7 @@ async def test_concurrent_runs_of_one_definition_do_not_interfere() -> None:
 
 
 async def test_start_executor_refuses_a_message_it_cannot_take() -> None:
-    with pytest.raises(TypeError, match="accepts str, not a int"):
+    with pytest.raises(TypeError, match="accepts str, not an int"):
         await notes().run(3)  # type: ignore[call-overload]  # the wrong input under test
 
 
