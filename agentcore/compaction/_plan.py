@@ -12,6 +12,8 @@ from typing import TypeAlias
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
+from agentcore._repr import fields_repr
 from agentcore._types.groups import MessageGroup
 
 __all__ = [
@@ -29,6 +31,10 @@ __all__ = [
 class DropGroups:
     """Drop groups ``first`` to ``last`` (indices, inclusive)."""
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     first: int
     last: int
 
@@ -37,6 +43,10 @@ class DropGroups:
 class SummarizeGroups:
     """Replace groups ``first`` to ``last`` (inclusive) by one summary at their slot."""
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     first: int
     last: int
 
@@ -44,6 +54,10 @@ class SummarizeGroups:
 @attrs.frozen
 class ClearResults:
     """Replace the results of step ``group`` by short placeholders (calls kept)."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     group: int
 
@@ -69,6 +83,10 @@ def _to_actions(value: Sequence[PlanAction]) -> tuple[PlanAction, ...]:
 class Plan:
     """What to do with a transcript's groups: ``actions`` sorted and disjoint, and
     ``over_limit`` when the protected groups alone exceed the limit."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     actions: tuple[PlanAction, ...] = attrs.field(default=(), converter=_to_actions)
     over_limit: bool = False

@@ -11,7 +11,9 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
+from agentcore._equality import fields_eq, fields_hash
 from agentcore._feature_stage import ExperimentalFeature, experimental
+from agentcore._repr import fields_repr
 from agentcore._types.groups import MessageGroup
 from agentcore.compaction._plan import (
     ClearResults,
@@ -81,6 +83,10 @@ class SlidingWindow:
     """Keeps the last ``keep_last`` unprotected groups and drops older ones, whatever
     ``limit`` says (a window counted in groups, not tokens)."""
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     keep_last: int = attrs.field(default=20)
     name: str = attrs.field(default="sliding_window", init=False)
 
@@ -99,6 +105,10 @@ class SlidingWindow:
 class DropOldest:
     """Drops the oldest unprotected groups until the rest fits ``limit``; when it
     cannot, drops everything it may and says ``over_limit``."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     name: str = attrs.field(default="drop_oldest", init=False)
 
@@ -123,6 +133,10 @@ class ClearToolResults:
     Each result keeps its call id and error flag; its text says what was cleared and
     that calling the tool again gets it back. Calls and reasoning are untouched.
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     keep_last: int = attrs.field(default=3)
     min_tokens: int = attrs.field(default=100)
@@ -171,6 +185,10 @@ class Summarize:
     plans nothing (a summary would not pay for itself).
     """
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     keep_last: int = attrs.field(default=4)
     max_input_tokens: int = attrs.field(default=8_000)
     summary_tokens: int = attrs.field(default=1_000)
@@ -208,6 +226,10 @@ class Summarize:
 @attrs.frozen
 class _Projected:
     """A tier's view of the groups: what the tiers before it left, renumbered."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     groups: tuple[MessageGroup, ...]
     spans: tuple[tuple[int, int], ...]  # original first..last of each projected group
