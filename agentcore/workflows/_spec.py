@@ -38,6 +38,7 @@ from agentcore.workflows._typeexpr import (
     compatible,
     conforms,
     describe,
+    exact_class_wins,
     has_typevar,
     matches,
     members,
@@ -151,6 +152,9 @@ class HandlerSpec:
         known = self._input_cache.get(cls)
         if known is not None:
             return known
+        if exact_class_wins(cls, self.inputs):
+            self._input_cache[cls] = cls  # a pure cache: the answer depends only on cls
+            return cls
         found = _pick(message, self.inputs)
         if found is None:
             found = cls

@@ -33,6 +33,7 @@ __all__ = [
     "conforms",
     "describe",
     "element_type",
+    "exact_class_wins",
     "has_typevar",
     "matches",
     "members",
@@ -150,6 +151,18 @@ def class_decides(tp: Any) -> bool:
         if get_args(member) and _walked(cls):
             return False
     return True
+
+
+def exact_class_wins(cls: type[Any], types: Sequence[Any]) -> bool:
+    """Whether ``cls`` itself, declared among ``types``, is the most specific of them for
+    every value of class ``cls``: nothing is nearer than the value's own class, and only
+    a ``Literal`` or an element type of a container could be narrower, so the answer
+    depends on the class alone (and may be cached by it)."""
+    return (
+        any(tp is cls for tp in types)
+        and not _walked(cls)
+        and not any(get_origin(m) is Literal for tp in types for m in members(tp))
+    )
 
 
 def _walked(cls: type[Any]) -> bool:

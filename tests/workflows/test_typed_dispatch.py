@@ -264,3 +264,21 @@ async def test_a_bool_is_not_an_int_answer() -> None:
     (request,) = paused.requests
     with pytest.raises(TypeError, match="must be an int"):
         request.create_response(True)
+
+
+def test_a_values_own_declared_class_wins_by_class_alone() -> None:
+    """The shortcut the start of a run takes (and caches per class): a value whose own
+    class is declared is accepted as that class, unless a ``Literal`` or an element type
+    could be narrower; the full ranking agrees wherever the shortcut answers."""
+    from typing import Literal
+
+    from agentcore.workflows._typeexpr import exact_class_wins, most_specific
+
+    declared: list[Any] = [Sequence[str], str, Sequence[int]]
+    assert exact_class_wins(str, declared)
+    for text in ("", "abc"):
+        fitting = [tp for tp in declared if tp is str or (tp is Sequence[str])]
+        assert fitting[most_specific(text, fitting)[0]] is str
+    assert not exact_class_wins(str, [Literal["a"], str])  # a Literal is narrower
+    assert not exact_class_wins(tuple, [tuple, tuple[int, ...]])  # elements decide
+    assert not exact_class_wins(int, [str, float])  # not declared at all
