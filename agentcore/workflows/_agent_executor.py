@@ -14,7 +14,7 @@ import json
 from collections.abc import AsyncGenerator, Callable, Generator, Sequence
 from contextlib import aclosing, contextmanager
 from contextvars import ContextVar
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import attrs
 
@@ -124,6 +124,7 @@ class AgentPauses:
 
 Answer = FunctionApprovalResponseContent | UserInputResponseContent
 AgentCtx = WorkflowContext[AgentTurn, AgentResponse[Any]]
+_Kept = TypeVar("_Kept", bound="Answer | FunctionResultContent")
 
 
 class AgentExecutor:
@@ -278,25 +279,16 @@ class AgentExecutor:
                 f"{call.call_id!r} ({call.name}); answer with "
                 f"pending.create_response(FunctionResultContent(pending.data.call_id, ...))"
             )
-        context = cast("dict[str, Any]", ctx.request_context)
-        pause: str = context["pause"]
-        ids: list[str] = context["ids"]
-        kept = (ctx.get_state(AgentPauses) or AgentPauses()).answers
-        mine = {r.call_id: r for r in (_read_result(t) for p, t in kept if p == pause)}
-        mine[result.call_id] = result
-        others = tuple((p, text) for p, text in kept if p != pause)
-        if len(mine) < len(ids):
-            kept_now = tuple((pause, _write_answer(r)) for r in mine.values())
-            ctx.set_state(AgentPauses((*others, *kept_now)))
+        results = _collect(ctx, result.call_id, result, _read_result, _result_key)
+        if results is None:
             return
-        if kept:
-            ctx.set_state(AgentPauses(others))
+        context = cast("dict[str, Any]", ctx.request_context)
         from agentcore.serialization import from_json, structure
 
         session = from_json(context["session"], AgentSession)
         inputs = tuple(structure(context["inputs"], list[Message]))
         answered = tuple(structure(context["answered"], list[Message]))
-        results = Message("tool", [mine[i] for i in ids])
+        results_message = Message("tool", results)
         # an agent that keeps the conversation (a history store, or a service's) has the
         # turn that made the calls: it gets the results alone; any other gets it again
         remembers = getattr(self._agent, "history", None) is not None or bool(
@@ -304,9 +296,11 @@ class AgentExecutor:
         )
         again = () if remembers else (*inputs, *answered)
         with calling_agent(ctx._id_source()):
-            running = self._runner.run([*again, results], session=session, **self._deps(ctx))
+            running = self._runner.run(
+                [*again, results_message], session=session, **self._deps(ctx)
+            )
         response = await running
-        await self._commit((*inputs, *answered, results), response, ctx, session)
+        await self._commit((*inputs, *answered, results_message), response, ctx, session)
 
     async def _resume(
         self,
@@ -317,24 +311,15 @@ class AgentExecutor:
         """Keep ``answer``; once every request of its pause is answered, resume the agent
         in the paused session with all of them at once (the kernel's own resume)."""
         check_answer(self._id, request, answer)
-        context = cast("dict[str, Any]", ctx.request_context)
-        pause: str = context["pause"]
-        ids: list[str] = context["ids"]
-        kept = (ctx.get_state(AgentPauses) or AgentPauses()).answers
-        mine = {a.id: a for a in (_read_answer(text) for p, text in kept if p == pause)}
-        mine[answer.id] = answer
-        others = tuple((p, text) for p, text in kept if p != pause)
-        if len(mine) < len(ids):
-            kept_now = tuple((pause, _write_answer(a)) for a in mine.values())
-            ctx.set_state(AgentPauses((*others, *kept_now)))
+        answers = _collect(ctx, answer.id, answer, _read_answer, _answer_key)
+        if answers is None:
             return
-        if kept:
-            ctx.set_state(AgentPauses(others))
+        context = cast("dict[str, Any]", ctx.request_context)
         from agentcore.serialization import from_json, structure
 
         session = from_json(context["session"], AgentSession)
         inputs = tuple(structure(context["inputs"], list[Message]))
-        decisions = Message("user", [mine[i] for i in ids])
+        decisions = Message("user", answers)
         # An agent that keeps the conversation itself (a history store, or a service's
         # conversation) stored the inputs with the paused turn: it gets the decisions
         # alone, else the model would read the inputs twice. So does one that keeps its
@@ -472,6 +457,40 @@ def _left_to_caller(response: AgentResponse[Any]) -> tuple[FunctionCallContent, 
         for c in m.contents
         if isinstance(c, FunctionCallContent) and c.call_id not in results
     )
+
+
+def _collect(
+    ctx: AgentCtx,
+    key: str,
+    value: _Kept,
+    read: Callable[[str], _Kept],
+    key_of: Callable[[_Kept], str],
+) -> list[_Kept] | None:
+    """Keep ``value`` (under ``key``) among the answers of its pause, in the executor's
+    state; once every request of the pause has one, drop them from the state and return
+    them in request order, else ``None``: one pause answered piece by piece."""
+    context = cast("dict[str, Any]", ctx.request_context)
+    pause: str = context["pause"]
+    ids: list[str] = context["ids"]
+    kept = (ctx.get_state(AgentPauses) or AgentPauses()).answers
+    mine = {key_of(v): v for v in (read(text) for p, text in kept if p == pause)}
+    mine[key] = value
+    others = tuple((p, text) for p, text in kept if p != pause)
+    if len(mine) < len(ids):
+        kept_now = tuple((pause, _write_answer(v)) for v in mine.values())
+        ctx.set_state(AgentPauses((*others, *kept_now)))
+        return None
+    if kept:
+        ctx.set_state(AgentPauses(others))
+    return [mine[i] for i in ids]
+
+
+def _result_key(result: FunctionResultContent) -> str:
+    return result.call_id
+
+
+def _answer_key(answer: Answer) -> str:
+    return answer.id
 
 
 def _read_result(text: str) -> FunctionResultContent:
