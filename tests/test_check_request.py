@@ -250,9 +250,9 @@ def test_a_recorded_request_is_checked_with_its_options() -> None:
 
 def test_unknown_dialect_is_refused() -> None:
     with pytest.raises(ValueError, match="dialect must be one of"):
-        check_request([USER], dialect="gemini")  # type: ignore[arg-type]
+        check_request([USER], dialect="gemini")  # type: ignore[arg-type]  # the mistake
     with pytest.raises(ValueError, match="dialect must be one of"):
-        ValidatingChatClient(ScriptedChatClient([]), dialect="gemini")  # type: ignore[arg-type]
+        ValidatingChatClient(ScriptedChatClient([]), dialect="gemini")  # type: ignore[arg-type]  # the mistake
     with pytest.raises(TypeError, match="wraps a chat client"):
         ValidatingChatClient(object())
 

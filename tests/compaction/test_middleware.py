@@ -146,7 +146,7 @@ _TOOL_CALL = ChatResponse[Any](
 async def test_a_failing_summarizer_falls_back_to_dropping(stream: bool, failure: object) -> None:
     model = Recorder()
     summarizer_client: Any = (
-        FunctionChatClient(_slow) if failure == "slow" else ScriptedChatClient([failure])  # type: ignore[list-item]
+        FunctionChatClient(_slow) if failure == "slow" else ScriptedChatClient([failure])  # type: ignore[list-item]  # failure kinds
     )
     summarizer = Summarizer(summarizer_client, timeout=0.05)
     compaction = Compaction(context_window=WINDOW, summarizer=summarizer)

@@ -159,12 +159,12 @@ def test_problems_name_each_broken_rule() -> None:
     [
         (lambda: SlidingWindow(keep_last=-1), "keep_last=...) must be at least 0"),
         (lambda: Summarize(summary_tokens=0), "summary_tokens=...) must be at least 1"),
-        (lambda: ClearToolResults(min_tokens="x"), "min_tokens=...) must be an int"),  # type: ignore[arg-type]
-        (lambda: Tiered(object()), "Tiered tier 0 is"),  # type: ignore[arg-type]
+        (lambda: ClearToolResults(min_tokens="x"), "min_tokens=...) must be an int"),  # type: ignore[arg-type]  # the mistake
+        (lambda: Tiered(object()), "Tiered tier 0 is"),  # type: ignore[arg-type]  # the mistake
     ],
 )
 def test_bad_strategy_arguments_are_refused(make: object, message: str) -> None:
     with pytest.raises(
         (TypeError, ValueError), match=message.replace("(", r"\(").replace(")", r"\)")
     ):
-        make()  # type: ignore[operator]
+        make()  # type: ignore[operator]  # each row is a mistake under test

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 
 
 def _record(start: int, end: int, at: int, summary: str | None = "notes", **kw: object) -> Message:
-    return Message("user", (CompactionContent(start, end, at, summary, **kw),))  # type: ignore[arg-type]
+    return Message("user", (CompactionContent(start, end, at, summary, **kw),))  # type: ignore[arg-type]  # **kw: Any
 
 
 def test_a_log_without_records_is_its_own_view() -> None:
